@@ -1,0 +1,114 @@
+#include "common/fs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <system_error>
+#include <utility>
+
+#include "common/error.h"
+
+namespace skb::common {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string errno_text() { return std::strerror(errno); }
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+void write_all(int fd, std::string_view data, const fs::path& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(fmt::format("{}: write failed: {}", path.string(), errno_text()));
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void fsync_dir(const fs::path& dir) {
+  Fd d(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.get() >= 0) ::fsync(d.get());
+}
+
+}  // namespace
+
+std::string read_file(const fs::path& path, std::size_t max_size) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw Error(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(fmt::format("{}: read failed: {}", path.string(), errno_text()));
+    if (n == 0) break;
+    if (out.size() + static_cast<std::size_t>(n) > max_size)
+      throw Error(fmt::format("{}: larger than {} bytes", path.string(), max_size));
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+void write_atomic(const fs::path& path, std::string_view content, unsigned mode) {
+  fs::path tmp = path;
+  tmp += fmt::format(".tmp.{}", ::getpid());
+  {
+    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
+    try {
+      write_all(fd.get(), content, tmp);
+      if (::fsync(fd.get()) != 0)
+        throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
+      if (::close(fd.release()) != 0)
+        throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
+    } catch (...) {
+      ::unlink(tmp.c_str());
+      throw;
+    }
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string why = errno_text();
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("{}: cannot replace: {}", path.string(), why));
+  }
+  fsync_dir(path.parent_path());
+}
+
+bool write_if_changed(const fs::path& path, std::string_view content) {
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == content.size() && !ec) {
+    try {
+      if (read_file(path) == content) return false;
+    } catch (const Error&) {
+      // unreadable: fall through and replace it
+    }
+  }
+  write_atomic(path, content);
+  return true;
+}
+
+fs::path self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw Error("cannot find the path of the running executable (/proc/self/exe)");
+  return p;
+}
+
+}  // namespace skb::common

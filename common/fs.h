@@ -1,0 +1,25 @@
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace skb::common {
+
+/// The whole file as bytes; throws Error naming the file when it cannot be read or is larger
+/// than max_size.
+std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1));
+
+/// Replaces path with content so that a reader sees the old or the new file, never a part:
+/// write a temp file beside it, fsync, rename, fsync the folder. Throws Error on failure and
+/// leaves no temp file behind.
+void write_atomic(const std::filesystem::path& path, std::string_view content, unsigned mode = 0644);
+
+/// write_atomic only when the bytes differ from what is there; returns whether it wrote.
+/// An unchanged file keeps its mtime (what ninja's restat relies on).
+bool write_if_changed(const std::filesystem::path& path, std::string_view content);
+
+/// Absolute path of the running executable.
+std::filesystem::path self_exe();
+
+}  // namespace skb::common

@@ -1,0 +1,127 @@
+#include "common/json_input.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+#include "common/error.h"
+
+namespace skb::common {
+
+namespace {
+const char* type_name(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+struct TooDeep {};
+}  // namespace
+
+Json parse_json(std::string_view text, int max_depth) {
+  if (text.empty()) throw FieldError("", "expected a JSON document, found an empty file");
+  try {
+    return Json::parse(
+        text.begin(), text.end(),
+        [max_depth](int depth, Json::parse_event_t, Json&) {
+          if (depth > max_depth) throw TooDeep{};
+          return true;
+        });
+  } catch (const TooDeep&) {
+    throw FieldError("", fmt::format("expected JSON nested at most {} levels deep", max_depth));
+  } catch (const Json::parse_error& e) {
+    throw FieldError("", fmt::format("expected valid JSON (syntax error at byte {})", e.byte));
+  } catch (const Json::out_of_range&) {
+    throw FieldError("", "expected numbers within the range of a double");
+  } catch (const Json::exception& e) {
+    throw FieldError("", fmt::format("expected valid JSON ({})", e.what()));
+  }
+}
+
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+void Field::fail(const std::string& expected) const {
+  throw FieldError(pointer_, fmt::format("expected {}, found {}", expected, type_name(*value_)));
+}
+
+void Field::expect_object() const {
+  if (!value_->is_object()) fail("an object");
+}
+
+bool Field::has(std::string_view key) const {
+  return value_->is_object() && value_->find(key) != value_->end();
+}
+
+Field Field::at(std::string_view key) const {
+  expect_object();
+  auto it = value_->find(key);
+  std::string ptr = pointer_ + "/" + pointer_token(key);
+  if (it == value_->end()) throw FieldError(ptr, "expected this field, it is missing");
+  return Field(*it, std::move(ptr));
+}
+
+std::size_t Field::array_size(std::size_t max_size) const {
+  if (!value_->is_array()) fail("an array");
+  if (value_->size() > max_size)
+    throw FieldError(pointer_, fmt::format("expected at most {} elements, found {}", max_size, value_->size()));
+  return value_->size();
+}
+
+Field Field::at(std::size_t index) const {
+  return Field((*value_)[index], fmt::format("{}/{}", pointer_, index));
+}
+
+std::string Field::string(std::size_t max_length) const {
+  if (!value_->is_string()) fail("a string");
+  const auto& s = value_->get_ref<const std::string&>();
+  if (s.size() > max_length)
+    throw FieldError(pointer_, fmt::format("expected a string of at most {} bytes, found {}", max_length, s.size()));
+  return s;
+}
+
+std::int64_t Field::integer(std::int64_t min, std::int64_t max) const {
+  std::int64_t v = 0;
+  if (value_->is_number_unsigned()) {
+    auto u = value_->get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+      throw FieldError(pointer_, fmt::format("expected an integer in [{}, {}], found {}", min, max, u));
+    v = static_cast<std::int64_t>(u);
+  } else if (value_->is_number_integer()) {
+    v = value_->get<std::int64_t>();
+  } else {
+    fail(fmt::format("an integer in [{}, {}]", min, max));
+  }
+  if (v < min || v > max)
+    throw FieldError(pointer_, fmt::format("expected an integer in [{}, {}], found {}", min, max, v));
+  return v;
+}
+
+double Field::number() const {
+  if (!value_->is_number()) fail("a number");
+  double d = value_->get<double>();
+  if (!std::isfinite(d)) throw FieldError(pointer_, "expected a finite number");
+  return d;
+}
+
+bool Field::boolean() const {
+  if (!value_->is_boolean()) fail("true or false");
+  return value_->get<bool>();
+}
+
+}  // namespace skb::common

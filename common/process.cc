@@ -1,0 +1,78 @@
+#include "common/process.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+extern char** environ;
+
+namespace skb::common {
+
+std::string find_program(const std::string& name) {
+  namespace fs = std::filesystem;
+  if (name.find('/') != std::string::npos)
+    return ::access(name.c_str(), X_OK) == 0 ? fs::absolute(name).lexically_normal().string() : "";
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path ? path : "/usr/bin:/bin";
+  while (true) {
+    std::size_t colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0 && !fs::is_directory(candidate))
+      return fs::absolute(candidate).lexically_normal().string();
+    if (colon == std::string_view::npos) return "";
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+ProcessResult run_process(const std::vector<std::string>& argv, bool capture) {
+  if (argv.empty()) throw Error("internal: empty command");
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+
+  int pipefd[2] = {-1, -1};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (capture) {
+    if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error("cannot create a pipe");
+    posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
+  }
+  pid_t pid = -1;
+  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ProcessResult result;
+  if (capture) ::close(pipefd[1]);
+  if (rc != 0) {
+    if (capture) ::close(pipefd[0]);
+    throw Error(fmt::format("cannot run {}: {}", argv[0], std::strerror(rc)));
+  }
+  if (capture) {
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(pipefd[0], buf, sizeof buf)) != 0) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      result.output.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(pipefd[0]);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+}  // namespace skb::common

@@ -1,0 +1,21 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace skb::common {
+
+/// Result of a child process: exit code (128+signal when killed) and what it printed.
+struct ProcessResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together, only when captured
+};
+
+/// Runs argv (argv[0] looked up on PATH) without a shell and waits for it. With capture the
+/// child's stdout and stderr are collected; otherwise they are inherited. Throws Error when the
+/// program cannot be started.
+ProcessResult run_process(const std::vector<std::string>& argv, bool capture);
+
+/// argv[0] resolved against PATH to an absolute path, or empty when not found.
+std::string find_program(const std::string& name);
+
+}  // namespace skb::common

@@ -1,0 +1,52 @@
+#include "common/sha256.h"
+
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+
+#include "common/error.h"
+
+namespace skb::common {
+
+Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
+  if (ctx_ == nullptr || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1)
+    throw Error("OpenSSL: cannot initialise SHA-256");
+}
+
+Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
+
+void Sha256::update(const void* data, std::size_t size) { EVP_DigestUpdate(ctx_, data, size); }
+
+std::string Sha256::hex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx_, digest, &len);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(2 * len, '0');
+  for (unsigned int i = 0; i < len; ++i) {
+    out[2 * i] = kHex[digest[i] >> 4];
+    out[2 * i + 1] = kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  Sha256 h;
+  h.update(data);
+  return h.hex();
+}
+
+std::string sha256_file(const std::filesystem::path& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(fmt::format("{}: cannot open for reading", path.string()));
+  Sha256 h;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) h.update(buf, n);
+  if (std::ferror(f.get())) throw Error(fmt::format("{}: read error", path.string()));
+  return h.hex();
+}
+
+}  // namespace skb::common

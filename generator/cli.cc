@@ -1,0 +1,89 @@
+#include "generator/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common/version.h"
+#include "generator/compile_step.h"
+#include "generator/discovery.h"
+#include "generator/generate.h"
+
+namespace skb::generator {
+
+namespace {
+
+constexpr const char* kFooter = R"(
+Outputs in OUT:
+  build.ninja             one compile per distinct kernel; `ninja -C OUT` builds them and
+                          reruns this generator by itself when a dump folder, the toolchain
+                          or a template changes
+  kernel_meta/<name>.info the canonical signature of each kernel (name: <OpType>_<hash>)
+  kernel_meta/<name>.so   after the build: the kernel, and <name>.json, its build result
+                          (size, sha256, entry), written last: the proof the kernel is complete
+  summary.json            files scanned and rejected, records, planned and unsupported ops
+
+Exit status: 0 done (rejected files, if any, are listed on stderr and in summary.json),
+1 error (nothing half-written is left), 2 bad command line.
+
+Example:
+  skb-generate -p aclnn_static_shape_kernel_outputs -o build/kernels && ninja -C build/kernels
+)";
+
+}  // namespace
+
+int generate_main(int argc, char** argv, common::Diag& diag) {
+  CLI::App app("skb-generate: scans op-statistics dumps and writes a Ninja graph with one static-shape\n"
+               "compile per distinct kernel.\n\n" +
+               std::string(kDiscoveryHelp));
+  app.set_version_flag("--version", std::string("skb-generate ") + common::kVersion);
+  app.footer(kFooter);
+
+  Options o;
+  std::vector<std::string> dirs;
+  std::string output;
+  bool quiet = false;
+  app.add_option("-p,--op-params-dir", dirs, "Op-statistics folder (repeatable): dump root, process folder or folder of JSON files");
+  app.add_option("-o,--output", output, "Output folder (created when missing)");
+  app.add_option("--toolchain", o.toolchain, "Toolchain profile: a name (host) or a path to a .json profile")
+      ->capture_default_str();
+  app.add_option("-v,--soc", o.soc, "Target SoC / architecture name (default: the profile's default_soc)");
+  app.add_option("--launcher", o.launcher, "Prefix every compile with this command word (repeatable), e.g. ccache");
+  app.add_flag("--strict", o.strict, "Any rejected file or unsupported op is an error; nothing is written");
+  app.add_flag("--dynamic", o.with_dynamic, "Also build the dynamic-shape twin of each (op, dtypes)");
+  app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
+  app.add_flag("-q,--quiet", quiet, "Print errors only");
+
+  CompileStep step;
+  CLI::App* cs = app.add_subcommand("compile-step", "Internal: one edge of build.ninja (compile, then record)");
+  cs->group("");  // hidden from --help
+  cs->add_option("--dir", step.dir)->required();
+  cs->add_option("--name", step.name)->required();
+  cs->add_option("--op", step.op_type)->required();
+  cs->add_option("--variant", step.variant)->required();
+  cs->add_option("--suffix", step.suffix)->required();
+  cs->add_option("--entry", step.entry)->required();
+  cs->add_option("--toolchain-id", step.toolchain_id)->required();
+  cs->add_option("command", step.command, "Compile command")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  if (cs->parsed()) return run_compile_step(step);
+
+  if (dirs.empty() || output.empty()) {
+    diag.error("expected -p DIR and -o OUT (see --help)");
+    return kExitUsage;
+  }
+  for (const auto& d : dirs) o.op_params_dirs.emplace_back(d);
+  o.output = output;
+  common::Diag gen_diag(diag.program(), quiet);
+  Outcome out = generate(o, gen_diag);
+  gen_diag.note(fmt::format("{} {}: {} kernels; build them with: ninja -C {}", out.manifest_written ? "wrote" : "unchanged",
+                            (o.output / "build.ninja").string(), out.kernels, o.output.string()));
+  return kExitOk;
+}
+
+}  // namespace skb::generator

@@ -1,0 +1,82 @@
+#include "generator/compile_step.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/json_input.h"
+#include "common/process.h"
+#include "common/sha256.h"
+
+namespace skb::generator {
+namespace fs = std::filesystem;
+using common::Json;
+
+std::string build_result_json(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
+  Json j = {{"binFileName", s.name + s.suffix},
+            {"binFileSuffix", s.suffix},
+            {"kernelName", s.entry},
+            {"name", s.name},
+            {"op_type", s.op_type},
+            {"sha256", sha256},
+            {"size", size},
+            {"toolchain", s.toolchain_id},
+            {"variant", s.variant}};
+  return j.dump(2) + "\n";
+}
+
+int run_compile_step(const CompileStep& s) {
+  fs::path bin = s.dir / (s.name + s.suffix);
+  fs::path json = s.dir / (s.name + ".json");
+  fs::path tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, s.suffix, ::getpid());
+  std::vector<std::string> cmd = s.command;
+  for (auto& word : cmd)
+    for (std::size_t pos; (pos = word.find(kOutPlaceholder)) != std::string::npos;)
+      word.replace(pos, std::string_view(kOutPlaceholder).size(), tmp.string());
+
+  common::ProcessResult r = common::run_process(cmd, false);
+  std::error_code ec;
+  if (r.exit_code != 0 || !fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0) {
+    fs::remove(tmp, ec);
+    if (r.exit_code != 0) return r.exit_code;
+    throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
+  }
+  try {
+    std::string sha = common::sha256_file(tmp);
+    std::uintmax_t size = fs::file_size(tmp);
+    fs::remove(json, ec);
+    fs::rename(tmp, bin);
+    common::write_atomic(json, build_result_json(s, sha, size));
+  } catch (...) {
+    fs::remove(tmp, ec);
+    throw;
+  }
+  return 0;
+}
+
+bool keep_if_complete(const fs::path& dir, const std::string& name, const std::string& suffix) {
+  fs::path bin = dir / (name + suffix);
+  fs::path json = dir / (name + ".json");
+  std::error_code ec;
+  if (!fs::exists(json, ec)) return false;
+  bool complete = false;
+  try {
+    Json result = common::parse_json(common::read_file(json, 1 << 20));
+    auto size = fs::file_size(bin, ec);
+    if (!ec && result.value("size", std::uintmax_t{0}) == size && result.value("binFileName", "") == name + suffix) {
+      complete = fs::last_write_time(bin, ec) <= fs::last_write_time(json, ec) ||
+                 result.value("sha256", "") == common::sha256_file(bin);
+    }
+  } catch (const std::exception&) {
+    complete = false;
+  }
+  if (!complete) {
+    fs::remove(json, ec);
+    fs::remove(bin, ec);
+  }
+  return complete;
+}
+
+}  // namespace skb::generator

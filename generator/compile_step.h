@@ -1,0 +1,37 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace skb::generator {
+
+/// What one edge of build.ninja compiles, and how the result is recorded.
+struct CompileStep {
+  std::filesystem::path dir;  // kernel_meta
+  std::string name;           // kernel name
+  std::string op_type;
+  std::string variant;        // static | dynamic
+  std::string suffix;         // binary suffix, e.g. .so
+  std::string entry;          // entry symbol
+  std::string toolchain_id;
+  std::vector<std::string> command;  // compile command; the word part "@OUT@" is the output
+};
+
+/// Placeholder for the output path in CompileStep::command.
+inline constexpr const char* kOutPlaceholder = "@OUT@";
+
+/// Runs the compiler into a temp file, then publishes the kernel: the old `.json` is removed,
+/// the binary renamed into place, and the new `.json` (file name, size, sha256, entry,
+/// toolchain) written last by rename, so a `.json` always describes a complete binary.
+/// Returns the compiler's exit code; on failure nothing of this kernel is left.
+int run_compile_step(const CompileStep& step);
+
+/// The build result recorded in <dir>/<name>.json for a binary, as written by the step.
+std::string build_result_json(const CompileStep& step, const std::string& sha256, std::uintmax_t size);
+
+/// True when <dir>/<name>.json exists and describes the binary beside it (size, and sha256
+/// when the binary is newer than the record). A record that does not is removed with its
+/// binary, so the next build compiles the kernel again. Returns false in that case.
+bool keep_if_complete(const std::filesystem::path& dir, const std::string& name, const std::string& suffix);
+
+}  // namespace skb::generator

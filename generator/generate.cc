@@ -1,0 +1,138 @@
+#include "generator/generate.h"
+
+#include <fmt/format.h>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "generator/compile_step.h"
+#include "generator/discovery.h"
+#include "generator/ninja_writer.h"
+#include "generator/plan.h"
+#include "generator/scan.h"
+#include "generator/summary.h"
+
+namespace skb::generator {
+namespace fs = std::filesystem;
+using common::Error;
+
+namespace {
+
+constexpr std::size_t kMaxErrorsShown = 20;
+
+const common::Diag* g_progress_diag = nullptr;
+void show_progress(std::size_t done, std::size_t total) {
+  if (g_progress_diag && (done % 4096 < 32 || done == total))
+    g_progress_diag->progress(fmt::format("scanned {}/{} files", done, total));
+}
+
+// Removes kernel files of kernel_meta/ that belong to no planned kernel, and records whose
+// binary does not match them.
+void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& suffix) {
+  std::set<std::string> names;
+  for (const Kernel& k : plan.kernels) names.insert(k.name);
+  static const std::regex kKernelFile(R"(([A-Za-z0-9_]+_[0-9a-f]{32})(\..*)?)");
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::smatch m;
+    std::string file = it->path().filename().string();
+    if (std::regex_match(file, m, kKernelFile) && !names.count(m[1].str())) stale.push_back(it->path());
+  }
+  for (const auto& p : stale) fs::remove(p, ec);
+  for (const Kernel& k : plan.kernels) keep_if_complete(dir, k.name, suffix);
+}
+
+std::string plan_json(const Plan& plan, const Toolchain& tc) {
+  common::Json kernels = common::Json::array();
+  for (const Kernel& k : plan.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"op_type", k.op_type},
+                       {"variant", k.variant == Variant::kStatic ? "static" : "dynamic"}});
+  common::Json j = {{"soc", tc.soc},
+                    {"suffix", tc.suffix},
+                    {"toolchain", tc.name},
+                    {"toolchain_identity", tc.identity},
+                    {"kernels", std::move(kernels)}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace
+
+std::vector<std::string> regenerate_args(const Options& o) {
+  std::vector<std::string> args;
+  for (const auto& d : o.op_params_dirs) {
+    args.push_back("-p");
+    args.push_back(fs::absolute(d).lexically_normal().string());
+  }
+  args.push_back("-o");
+  args.push_back(fs::absolute(o.output).lexically_normal().string());
+  bool is_path = o.toolchain.find('/') != std::string::npos || fs::path(o.toolchain).extension() == ".json";
+  args.push_back("--toolchain");
+  args.push_back(is_path ? fs::absolute(o.toolchain).lexically_normal().string() : o.toolchain);
+  if (!o.soc.empty()) args.insert(args.end(), {"--soc", o.soc});
+  for (const auto& l : o.launcher) args.insert(args.end(), {"--launcher", l});
+  if (o.strict) args.push_back("--strict");
+  if (o.with_dynamic) args.push_back("--dynamic");
+  args.push_back("--quiet");
+  return args;
+}
+
+Outcome generate(const Options& o, const common::Diag& diag) {
+  if (o.op_params_dirs.empty()) throw Error("no op-statistics folder given (-p DIR)");
+  Toolchain tc = load_toolchain(o.toolchain, default_templates_dir(), o.soc, o.launcher);
+  Discovery found = discover(o.op_params_dirs);
+
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  g_progress_diag = &diag;
+  ScanResult scan = scan_files(found.files, threads, &show_progress);
+  diag.end_progress();
+  g_progress_diag = nullptr;
+
+  for (std::size_t i = 0; i < scan.rejected.size() && i < kMaxErrorsShown; ++i)
+    diag.error(fmt::format("{}: {}", scan.rejected[i].file, scan.rejected[i].error));
+  if (scan.rejected.size() > kMaxErrorsShown)
+    diag.error(fmt::format("... and {} more rejected files (all are listed in summary.json)",
+                           scan.rejected.size() - kMaxErrorsShown));
+
+  Plan plan = make_plan(scan, tc, o.with_dynamic);
+  if (o.strict && !scan.rejected.empty())
+    throw Error(fmt::format("--strict: {} of {} files rejected; nothing written", scan.rejected.size(),
+                            scan.files_scanned));
+  if (o.strict && !plan.unsupported.empty()) {
+    for (const auto& [op, n] : plan.unsupported)
+      diag.error(fmt::format("{}: {} distinct records unsupported: {}", op, n, plan.unsupported_reason.at(op)));
+    throw Error("--strict: unsupported ops; nothing written");
+  }
+
+  fs::path out = fs::absolute(o.output).lexically_normal();
+  fs::path kdir = out / kKernelDir;
+  std::error_code ec;
+  fs::create_directories(kdir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create: {}", kdir.string(), ec.message()));
+
+  tidy_kernel_dir(kdir, plan, tc.suffix);
+  for (const Kernel& k : plan.kernels) common::write_if_changed(kdir / (k.name + ".info"), k.signature + "\n");
+
+  ManifestInputs in;
+  in.skb_generate = common::self_exe();
+  in.regenerate_args = regenerate_args(o);
+  in.regen_inputs = found.folders;
+  in.regen_inputs.insert(in.regen_inputs.end(), tc.inputs.begin(), tc.inputs.end());
+  in.regen_inputs.push_back(in.skb_generate);
+  std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
+  in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
+
+  common::write_if_changed(out / "plan.json", plan_json(plan, tc));
+  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc));
+  Outcome outcome;
+  outcome.manifest_written = common::write_if_changed(out / "build.ninja", write_manifest(plan, tc, in));
+  outcome.files_rejected = scan.rejected.size();
+  outcome.kernels = plan.kernels.size();
+  diag.note(summary_text(scan, plan));
+  return outcome;
+}
+
+}  // namespace skb::generator

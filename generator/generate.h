@@ -1,0 +1,37 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/diag.h"
+
+namespace skb::generator {
+
+/// The options of one generation, as given on the command line.
+struct Options {
+  std::vector<std::filesystem::path> op_params_dirs;
+  std::filesystem::path output;
+  std::string toolchain = "host";
+  std::string soc;  // empty: the profile's default_soc
+  std::vector<std::string> launcher;
+  bool strict = false;
+  bool with_dynamic = false;
+  unsigned threads = 0;  // 0: one per core
+};
+
+/// What a generation did, for the caller and its tests.
+struct Outcome {
+  std::size_t files_rejected = 0;
+  std::size_t kernels = 0;
+  bool manifest_written = false;
+};
+
+/// Scans, validates, plans and writes OUT (build.ninja, kernel_meta/*.info, plan.json,
+/// summary.json), each only when its bytes change. Per-file problems are reported through
+/// diag and skipped; with strict they are fatal and OUT is left as it was. Throws Error.
+Outcome generate(const Options& options, const common::Diag& diag);
+
+/// The arguments that rerun generate() with these options (absolute paths), for build.ninja.
+std::vector<std::string> regenerate_args(const Options& options);
+
+}  // namespace skb::generator

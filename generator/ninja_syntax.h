@@ -1,0 +1,19 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace skb::generator {
+
+/// A path as a Ninja build-line token: `$`, space, `:` and newline escaped.
+std::string ninja_path(std::string_view path);
+
+/// A word as one argument of /bin/sh: unchanged when it holds only safe characters,
+/// otherwise single-quoted.
+std::string shell_quote(std::string_view word);
+
+/// Words joined for a Ninja `command =` line: each shell-quoted, then `$` doubled. Words
+/// that are Ninja variable references ($name) are kept as they are.
+std::string ninja_command(const std::vector<std::string>& words);
+
+}  // namespace skb::generator

@@ -1,0 +1,96 @@
+#include "generator/ninja_writer.h"
+
+#include <fmt/format.h>
+
+#include "common/version.h"
+#include "generator/compile_step.h"
+#include "generator/ninja_syntax.h"
+
+namespace skb::generator {
+namespace {
+
+// The toolchain's command with per-kernel words turned into Ninja variables.
+std::vector<std::string> compile_words(const Toolchain& tc) {
+  std::vector<std::string> words;
+  for (const auto& w : tc.launcher) words.push_back(w);
+  for (const auto& w : tc.command) {
+    if (w == "{defines}") {
+      words.push_back("$defines");
+    } else if (w == "{src}") {
+      words.push_back("$in");
+    } else if (w == "{info}") {
+      words.push_back("$info");
+    } else {
+      std::string s = w;
+      for (std::size_t p; (p = s.find("{out}")) != std::string::npos;) s.replace(p, 5, kOutPlaceholder);
+      words.push_back(s);
+    }
+  }
+  return words;
+}
+
+}  // namespace
+
+std::string write_manifest(const Plan& plan, const Toolchain& tc, const ManifestInputs& in) {
+  std::string out;
+  auto line = [&out](auto&&... args) {
+    out += fmt::format(std::forward<decltype(args)>(args)...);
+    out += '\n';
+  };
+  line("# Written by skb-generate {}; edits are lost at the next regeneration.", common::kVersion);
+  line("ninja_required_version = 1.10");
+  line("");
+  line("skb = {}", ninja_command({in.skb_generate.string()}));
+  line("");
+  line("rule regen");
+  std::vector<std::string> regen = {in.skb_generate.string()};
+  regen.insert(regen.end(), in.regenerate_args.begin(), in.regenerate_args.end());
+  line("  command = {}", ninja_command(regen));
+  line("  description = Regenerating build.ninja");
+  line("  generator = 1");
+  line("  restat = 1");
+  line("  pool = console");
+  line("");
+  std::vector<std::string> step = {"$skb", "compile-step", "--dir", kKernelDir, "--name", "$name", "--op", "$op",
+                                   "--variant", "$variant", "--suffix", tc.suffix, "--entry", "$entry",
+                                   "--toolchain-id", tc.identity, "--"};
+  std::vector<std::string> words = compile_words(tc);
+  step.insert(step.end(), words.begin(), words.end());
+  line("rule compile");
+  line("  command = {}", ninja_command(step));
+  line("  description = Compiling {} kernel $name", tc.name);
+  line("");
+  line("variant = static");
+  line("entry = {}", tc.entry);
+  line("");
+
+  std::string infos;
+  for (const Kernel& k : plan.kernels) infos += fmt::format(" {}/{}.info", kKernelDir, k.name);
+  std::string regen_inputs;
+  for (const auto& p : in.regen_inputs) regen_inputs += " " + ninja_path(p.string());
+  line("build build.ninja |{}: regen |{}", infos, regen_inputs);
+  for (const auto& p : in.regen_inputs) line("build {}: phony", ninja_path(p.string()));
+  line("");
+
+  std::string all;
+  for (const Kernel& k : plan.kernels) {
+    std::string base = fmt::format("{}/{}", kKernelDir, k.name);
+    line("build {}{} {}.json: compile {} | {}.info", base, tc.suffix, base, ninja_path(k.source->source.string()),
+         base);
+    line("  name = {}", k.name);
+    line("  op = {}", k.op_type);
+    line("  info = {}.info", base);
+    if (k.variant == Variant::kDynamic) {
+      line("  variant = dynamic");
+      line("  entry = {}", tc.dynamic_entry.empty() ? tc.entry : tc.dynamic_entry);
+    }
+    line("  defines = {}", ninja_command(k.defines));
+    all += fmt::format(" {}.json", base);
+  }
+  line("");
+  line("build all: phony{}", all);
+  line("default all");
+  return out;
+}
+
+}  // namespace skb::generator

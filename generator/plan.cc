@@ -1,0 +1,78 @@
+#include "generator/plan.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "common/sha256.h"
+
+namespace skb::generator {
+
+std::string kernel_name(const std::string& op_type, const std::string& signature, const Toolchain& toolchain,
+                        const OpTemplate& source) {
+  common::Sha256 h;
+  h.update(signature);
+  h.update("\n");
+  h.update(toolchain.identity);
+  h.update("\n");
+  h.update(source.hash);
+  return op_type + "_" + h.hex().substr(0, 32);
+}
+
+std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
+  const OpTemplate* t = tc.find(r.op_type);
+  if (t == nullptr) return fmt::format("no template in toolchain {}", tc.name);
+  for (const auto* slots : {&r.inputs, &r.outputs}) {
+    for (const Slot& s : *slots) {
+      if (s.kind == Slot::Kind::kList) return "a dynamic (list) parameter";
+      for (const Tensor& tensor : s.tensors) {
+        if (tensor.value_depend) continue;  // host data such as a permutation
+        if (std::find(t->dtypes.begin(), t->dtypes.end(), tensor.dtype) == t->dtypes.end())
+          return fmt::format("dtype {}", tensor.dtype);
+        if (!tensor.is_contiguous()) return "a non-contiguous view";
+      }
+    }
+  }
+  return "";
+}
+
+Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
+  Plan plan;
+  plan.distinct_kernels = scan.distinct.size();
+  std::map<std::string, Kernel> dynamic;
+  for (const auto& [signature, record] : scan.distinct) {
+    std::string why = unsupported_reason(record, tc);
+    if (!why.empty()) {
+      ++plan.unsupported[record.op_type];
+      plan.unsupported_reason.try_emplace(record.op_type, why);
+      continue;
+    }
+    const OpTemplate* source = tc.find(record.op_type);
+    Kernel k;
+    k.name = kernel_name(record.op_type, signature, tc, *source);
+    k.op_type = record.op_type;
+    k.signature = signature;
+    k.source = source;
+    k.defines = kernel_defines(record, Variant::kStatic);
+    plan.kernels.push_back(std::move(k));
+    ++plan.planned[record.op_type];
+    if (with_dynamic) {
+      std::string dsig = dynamic_signature(record);
+      if (!dynamic.count(dsig)) {
+        Kernel d;
+        d.name = kernel_name(record.op_type, dsig, tc, *source);
+        d.op_type = record.op_type;
+        d.signature = dsig;
+        d.variant = Variant::kDynamic;
+        d.source = source;
+        d.defines = kernel_defines(record, Variant::kDynamic);
+        dynamic.emplace(dsig, std::move(d));
+      }
+    }
+  }
+  for (auto& [sig, k] : dynamic) plan.kernels.push_back(std::move(k));
+  std::sort(plan.kernels.begin(), plan.kernels.end(),
+            [](const Kernel& a, const Kernel& b) { return a.name < b.name; });
+  return plan;
+}
+
+}  // namespace skb::generator

@@ -1,0 +1,75 @@
+#include "generator/scan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/json_input.h"
+
+namespace skb::generator {
+
+namespace {
+
+struct Partial {
+  std::size_t records = 0;
+  std::vector<Rejected> rejected;
+  std::map<std::string, OpRecord> distinct;
+};
+
+void scan_one(const std::filesystem::path& file, Partial& out) {
+  try {
+    std::string text = common::read_file(file, kMaxStatsFileSize);
+    OpRecord record = parse_op_record(common::parse_json(text));
+    std::string sig = canonical_signature(record);
+    out.distinct.try_emplace(std::move(sig), std::move(record));
+    ++out.records;
+  } catch (const common::FieldError& e) {
+    out.rejected.push_back({file.string(), e.describe()});
+  } catch (const common::Error& e) {
+    // read errors already name the file; keep only what follows it
+    std::string what = e.what();
+    std::string prefix = file.string() + ": ";
+    if (what.compare(0, prefix.size(), prefix) == 0) what.erase(0, prefix.size());
+    out.rejected.push_back({file.string(), what});
+  }
+}
+
+}  // namespace
+
+ScanResult scan_files(const std::vector<std::filesystem::path>& files, unsigned threads,
+                      void (*progress)(std::size_t, std::size_t)) {
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size() / 64 + 1)));
+  std::vector<Partial> parts(threads);
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> done{0};
+  constexpr std::size_t kBatch = 32;
+  auto work = [&](Partial& part, bool report) {
+    for (;;) {
+      std::size_t begin = next.fetch_add(kBatch);
+      if (begin >= files.size()) break;
+      std::size_t end = std::min(files.size(), begin + kBatch);
+      for (std::size_t i = begin; i < end; ++i) scan_one(files[i], part);
+      std::size_t now = done.fetch_add(end - begin) + (end - begin);
+      if (report && progress) progress(now, files.size());
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, std::ref(parts[t]), false);
+  work(parts[0], true);
+  for (auto& th : pool) th.join();
+
+  ScanResult result;
+  result.files_scanned = files.size();
+  for (Partial& p : parts) {
+    result.records += p.records;
+    result.rejected.insert(result.rejected.end(), p.rejected.begin(), p.rejected.end());
+    result.distinct.merge(p.distinct);
+  }
+  std::sort(result.rejected.begin(), result.rejected.end(),
+            [](const Rejected& a, const Rejected& b) { return a.file < b.file; });
+  return result;
+}
+
+}  // namespace skb::generator

@@ -1,0 +1,16 @@
+#pragma once
+#include <string>
+
+#include "generator/plan.h"
+#include "generator/scan.h"
+
+namespace skb::generator {
+
+/// OUT/summary.json: files_scanned, files_rejected [{file, error}], records, distinct_kernels,
+/// planned {op: n}, unsupported {op: n}, unsupported_reason {op: why}, kernels, toolchain, soc.
+std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolchain& toolchain);
+
+/// Two or three lines for people.
+std::string summary_text(const ScanResult& scan, const Plan& plan);
+
+}  // namespace skb::generator

@@ -1,0 +1,48 @@
+#pragma once
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skb::generator {
+
+/// One op's kernel template in a toolchain.
+struct OpTemplate {
+  std::filesystem::path source;     // absolute
+  std::vector<std::string> dtypes;  // dtypes every tensor of a supported call must have
+  std::string hash;                 // SHA-256 of the source bytes
+};
+
+/// A toolchain profile, loaded, validated and resolved (see templates/toolchains/README.md).
+struct Toolchain {
+  std::string name;
+  std::filesystem::path profile;  // absolute path of the profile file
+  std::string compiler;           // absolute path
+  /// The compile command with {compiler}, {flags}, {soc} and {template_dir} expanded; {defines},
+  /// {src}, {out} and {info} remain, to be filled per kernel.
+  std::vector<std::string> command;
+  std::vector<std::string> launcher;  // prefixes every compile; not part of the identity
+  std::string suffix;
+  std::string entry, dynamic_entry;
+  std::string soc;
+  std::map<std::string, OpTemplate> ops;
+  /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,
+  /// entries and the shared headers: what every kernel of this toolchain depends on.
+  std::string identity;
+  /// Files whose change must regenerate build.ninja: profile, templates, headers, compiler.
+  std::vector<std::filesystem::path> inputs;
+
+  const OpTemplate* find(const std::string& op_type) const;
+};
+
+/// Loads a profile: `name_or_path` is a file path when it contains '/' or ends in .json,
+/// otherwise the name of a profile under <templates_dir>/toolchains/. An empty soc means the
+/// profile's default_soc. Runs the profile's identify command. Throws Error naming the profile
+/// file and the JSON pointer of a bad field.
+Toolchain load_toolchain(const std::string& name_or_path, const std::filesystem::path& templates_dir,
+                         const std::string& soc, const std::vector<std::string>& launcher);
+
+/// The folder of templates next to the running executable (build tree or install prefix).
+std::filesystem::path default_templates_dir();
+
+}  // namespace skb::generator

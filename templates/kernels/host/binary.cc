@@ -1,0 +1,79 @@
+// Binary elementwise with NumPy broadcasting: Add, Sub, Mul, RealDiv. Computes in float.
+#include "skb_kernel.h"
+
+enum { Add, Sub, Mul, RealDiv };
+typedef SKB_DT(SKB_IN0_DTYPE) TA;
+typedef SKB_DT(SKB_IN1_DTYPE) TB;
+typedef SKB_DT(SKB_OUT0_DTYPE) TY;
+
+struct Params {
+  int rank;
+  int64_t out[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];  // strides 0 where broadcast
+  int64_t n;
+  bool flat;  // no broadcasting at all
+};
+
+static constexpr Params make(skb_k::Dims a, skb_k::Dims b, skb_k::Dims o) {
+  Params p{};
+  p.rank = o.rank;
+  p.n = o.numel();
+  int64_t stride_a = 1, stride_b = 1;
+  for (int i = o.rank - 1; i >= 0; --i) {
+    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
+    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
+    p.out[i] = o.d[i];
+    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
+    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+  }
+  p.flat = a.numel() == p.n && b.numel() == p.n;
+  return p;
+}
+
+static inline float apply(float a, float b) {
+  if constexpr (SKB_OP == Add) return a + b;
+  if constexpr (SKB_OP == Sub) return a - b;
+  if constexpr (SKB_OP == Mul) return a * b;
+  return a / b;  // RealDiv
+}
+
+static inline int run(const Params& p, const void* const* in, void* const* out) {
+  const TA* a = static_cast<const TA*>(in[0]);
+  const TB* b = static_cast<const TB*>(in[1]);
+  TY* y = static_cast<TY*>(out[0]);
+  if (p.flat || p.rank == 0) {
+    for (int64_t i = 0; i < p.n; ++i) y[i] = skb_k::from_float<TY>(apply(skb_k::to_float(a[i]), skb_k::to_float(b[i])));
+    return 0;
+  }
+  const int last = p.rank - 1;
+  const int64_t inner = p.out[last], ia = p.sa[last], ib = p.sb[last];
+  const int64_t outer = inner ? p.n / inner : 0;
+  int64_t idx[SKB_MAX_RANK] = {0};
+  int64_t oa = 0, ob = 0;
+  for (int64_t o = 0; o < outer; ++o) {
+    TY* row = y + o * inner;
+    for (int64_t j = 0; j < inner; ++j)
+      row[j] = skb_k::from_float<TY>(apply(skb_k::to_float(a[oa + j * ia]), skb_k::to_float(b[ob + j * ib])));
+    for (int d = last - 1; d >= 0; --d) {
+      if (++idx[d] < p.out[d]) {
+        oa += p.sa[d];
+        ob += p.sb[d];
+        break;
+      }
+      oa -= p.sa[d] * (p.out[d] - 1);
+      ob -= p.sb[d] * (p.out[d] - 1);
+      idx[d] = 0;
+    }
+  }
+  return 0;
+}
+
+#ifdef SKB_STATIC
+static constexpr Params make_static() { return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0)); }
+#else
+static Params make_dynamic(const skb_call* c) {
+  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->inputs[1]), skb_k::dims(c->outputs[0]));
+}
+#endif
+SKB_ENTRY(make_static, make_dynamic, run)
