@@ -60,8 +60,8 @@ std::vector<std::int64_t> read_dims(const Field& f, bool check_elements) {
 std::string read_token(const Field& f, bool upper, const char* what) {
   std::string s = f.string(64);
   if (!(upper ? is_upper_token(s) : is_lower_token(s)))
-    throw FieldError(f.pointer(), fmt::format("expected {} ({}), found \"{}\"", what,
-                                              upper ? "[A-Z0-9_]+" : "[a-z0-9_]+", s));
+    throw FieldError(f.pointer(), fmt::format("expected {} ({}), found {}", what,
+                                              upper ? "[A-Z0-9_]+" : "[a-z0-9_]+", Json(s).dump()));
   return s;
 }
 

@@ -1,0 +1,33 @@
+#pragma once
+// Plain, obviously-correct float implementations of the host templates' ops, written
+// per output element (no shared code with the kernels), for checking kernels against.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace skb::test {
+
+using Shape = std::vector<std::int64_t>;
+
+struct Ref {
+  Shape shape;
+  std::vector<float> data;
+};
+
+std::int64_t numel(const Shape& s);
+/// Row-major multi-index of flat index i.
+std::vector<std::int64_t> unravel(std::int64_t i, const Shape& s);
+
+float ref_unary(const std::string& op, float x);
+float ref_binary(const std::string& op, float a, float b);
+/// NumPy broadcasting of two operands.
+std::vector<float> ref_broadcast(const std::string& op, const Ref& a, const Ref& b, const Shape& out);
+std::vector<float> ref_matmul(const Ref& a, const Ref& b, const Ref* bias, bool ta, bool tb, const Shape& out);
+std::vector<float> ref_softmax(const Ref& x, int axis);
+/// LayerNorm over axes [axis, rank): y, mean and variance per row.
+void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, float eps, std::vector<float>& y,
+                   std::vector<float>& mean, std::vector<float>& var);
+void ref_rmsnorm(const Ref& x, const Ref& gamma, float eps, std::vector<float>& y, std::vector<float>& rstd);
+std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& perm);
+
+}  // namespace skb::test

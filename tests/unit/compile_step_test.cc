@@ -1,0 +1,70 @@
+#include <gtest/gtest.h>
+
+#include "common/fs.h"
+#include "common/sha256.h"
+#include "generator/compile_step.h"
+#include "test_util.h"
+
+namespace skb::generator {
+namespace {
+namespace fs = std::filesystem;
+
+CompileStep step_in(const fs::path& dir, std::vector<std::string> command) {
+  return CompileStep{dir, "Relu_0123456789abcdef0123456789abcdef", "Relu", "static", ".so", "skb_kernel", "tcid",
+                     std::move(command)};
+}
+
+TEST(CompileStep, PublishesBinaryThenRecord) {
+  fs::path dir = test::scratch_dir();
+  CompileStep s = step_in(dir, {"sh", "-c", "printf kernel-bytes > \"$0\"", "@OUT@"});
+  ASSERT_EQ(run_compile_step(s), 0);
+  fs::path bin = dir / (s.name + ".so");
+  auto record = common::parse_json(common::read_file(dir / (s.name + ".json")));
+  EXPECT_EQ(record["sha256"], common::sha256_hex("kernel-bytes"));
+  EXPECT_EQ(record["size"], 12);
+  EXPECT_EQ(record["binFileName"], s.name + ".so");
+  EXPECT_EQ(common::read_file(bin), "kernel-bytes");
+  EXPECT_TRUE(keep_if_complete(dir, s.name, ".so"));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+}
+
+TEST(CompileStep, FailedCompileLeavesNothingAndRemovesOldRecord) {
+  fs::path dir = test::scratch_dir();
+  CompileStep ok = step_in(dir, {"sh", "-c", "printf v1 > \"$0\"", "@OUT@"});
+  ASSERT_EQ(run_compile_step(ok), 0);
+  CompileStep bad = step_in(dir, {"sh", "-c", "printf partial > \"$0\"; exit 3", "@OUT@"});
+  EXPECT_EQ(run_compile_step(bad), 3);
+  // the old, complete kernel stays as it was; no temp file is left
+  EXPECT_EQ(common::read_file(dir / (ok.name + ".so")), "v1");
+  EXPECT_TRUE(keep_if_complete(dir, ok.name, ".so"));
+  for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+}
+
+TEST(CompileStep, MismatchingBinaryIsNotReused) {
+  fs::path dir = test::scratch_dir();
+  CompileStep s = step_in(dir, {"sh", "-c", "printf good > \"$0\"", "@OUT@"});
+  ASSERT_EQ(run_compile_step(s), 0);
+  // same size, different bytes, written after the record: what an interrupted rewrite leaves
+  common::write_atomic(dir / (s.name + ".so"), "evil");
+  fs::last_write_time(dir / (s.name + ".so"), fs::last_write_time(dir / (s.name + ".json")) + std::chrono::seconds(5));
+  EXPECT_FALSE(keep_if_complete(dir, s.name, ".so"));
+  EXPECT_FALSE(fs::exists(dir / (s.name + ".json")));
+  EXPECT_FALSE(fs::exists(dir / (s.name + ".so")));
+}
+
+TEST(CompileStep, TruncatedBinaryIsNotReused) {
+  fs::path dir = test::scratch_dir();
+  CompileStep s = step_in(dir, {"sh", "-c", "printf 0123456789 > \"$0\"", "@OUT@"});
+  ASSERT_EQ(run_compile_step(s), 0);
+  fs::resize_file(dir / (s.name + ".so"), 4);
+  EXPECT_FALSE(keep_if_complete(dir, s.name, ".so"));
+}
+
+TEST(CompileStep, BinaryWithoutRecordIsIncomplete) {
+  fs::path dir = test::scratch_dir();
+  test::write_text(dir / "Relu_0123456789abcdef0123456789abcdef.so", "x");
+  EXPECT_FALSE(keep_if_complete(dir, "Relu_0123456789abcdef0123456789abcdef", ".so"));
+}
+
+}  // namespace
+}  // namespace skb::generator

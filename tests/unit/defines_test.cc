@@ -1,0 +1,52 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "generator/defines.h"
+#include "test_util.h"
+
+namespace skb::generator {
+namespace {
+using common::Json;
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(Defines, StaticKernelGetsShapesAttrsAndConstData) {
+  Json d = test::valid_record();
+  d["inputs"].push_back(nullptr);
+  d["inputs"][1]["value_depend"] = true;
+  d["inputs"][1]["const_data"] = {1, 0};
+  d["attrs"] = {{{"name", "axes"}, {"dtype", "list_int"}, {"index", 0}, {"value", {-1, 2}}},
+                {{"name", "eps"}, {"dtype", "float"}, {"index", 1}, {"value", 1}},
+                {{"name", "mode"}, {"dtype", "str"}, {"index", 2}, {"value", "tanh"}},
+                {{"name", "note"}, {"dtype", "str"}, {"index", 3}, {"value", "a b;$(x)"}},
+                {{"name", "flag"}, {"dtype", "bool"}, {"index", 4}, {"value", true}}};
+  auto defs = kernel_defines(parse_op_record(d), Variant::kStatic);
+  EXPECT_TRUE(std::is_sorted(defs.begin(), defs.end()));
+  for (const char* want : {"-DSKB_STATIC=1", "-DSKB_OP=Add", "-DSKB_NUM_INPUTS=3", "-DSKB_IN0_SHAPE=2,3",
+                           "-DSKB_IN0_DTYPE=float", "-DSKB_IN2_NULL=1", "-DSKB_IN1_CONST=1,0", "-DSKB_ATTR_axes=-1,2",
+                           "-DSKB_ATTR_axes_LEN=2", "-DSKB_ATTR_eps=1.0", "-DSKB_ATTR_mode_IS_tanh=1", "-DSKB_ATTR_flag=1"})
+    EXPECT_TRUE(has(defs, want)) << want;
+  for (const auto& def : defs) {
+    EXPECT_EQ(def.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,+-="), std::string::npos)
+        << def;
+  }
+}
+
+TEST(Defines, DynamicKernelGetsNoShapes) {
+  auto defs = kernel_defines(parse_op_record(test::valid_record()), Variant::kDynamic);
+  EXPECT_TRUE(has(defs, "-DSKB_DYNAMIC=1"));
+  EXPECT_TRUE(has(defs, "-DSKB_IN1_DTYPE=float"));
+  for (const auto& def : defs) EXPECT_EQ(def.find("SHAPE"), std::string::npos) << def;
+}
+
+TEST(Defines, DynamicSignatureIgnoresShapes) {
+  Json a = test::valid_record(), b = test::valid_record();
+  b["inputs"][0]["shape"] = {7, 7};
+  EXPECT_EQ(dynamic_signature(parse_op_record(a)), dynamic_signature(parse_op_record(b)));
+  b["inputs"][0]["dtype"] = "float16";
+  EXPECT_NE(dynamic_signature(parse_op_record(a)), dynamic_signature(parse_op_record(b)));
+}
+
+}  // namespace
+}  // namespace skb::generator

@@ -1,0 +1,67 @@
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "generator/discovery.h"
+#include "test_util.h"
+
+namespace skb::generator {
+namespace {
+namespace fs = std::filesystem;
+using test::write_text;
+
+std::vector<std::string> names(const Discovery& d, const fs::path& root) {
+  std::vector<std::string> out;
+  for (const auto& f : d.files) out.push_back(fs::relative(f, root).string());
+  return out;
+}
+
+TEST(Discovery, DumpRootReadsOpcompileFoldersOfEveryProcess) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "ts1_pid7_outputs/7_opcompile/Add_1.json", "{}");
+  write_text(root / "ts1_pid7_outputs/7_debug/Add_1.json", "{}");
+  write_text(root / "ts1_pid7_outputs/7/Add_1.json", "{}");
+  write_text(root / "ts2_pid9_outputs/9_opcompile_gathered/Mul_2.json", "{}");
+  write_text(root / "ts2_pid9_outputs/9_opcompile/notes.txt", "");
+  Discovery d = discover({root});
+  EXPECT_EQ(names(d, root), (std::vector<std::string>{"ts1_pid7_outputs/7_opcompile/Add_1.json",
+                                                      "ts2_pid9_outputs/9_opcompile_gathered/Mul_2.json"}));
+}
+
+TEST(Discovery, FallsBackToDebugWithoutOpcompile) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "20260101_42_outputs/42_debug/Relu_1.json", "{}");
+  write_text(root / "20260101_42_outputs/42/Relu_1.json", "{}");
+  Discovery d = discover({root / "20260101_42_outputs"});
+  EXPECT_EQ(names(d, root), (std::vector<std::string>{"20260101_42_outputs/42_debug/Relu_1.json"}));
+}
+
+TEST(Discovery, PlainFolderReadsItsOwnJsonFilesOnly) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "a.json", "{}");
+  write_text(root / "b.txt", "");
+  write_text(root / "sub/c.json", "{}");
+  Discovery d = discover({root});
+  EXPECT_EQ(names(d, root), (std::vector<std::string>{"a.json"}));
+  EXPECT_EQ(d.folders, (std::vector<fs::path>{root}));
+}
+
+TEST(Discovery, FoldersListEveryListingThatDecidedTheFiles) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "ts1_pid7_outputs/7_opcompile/Add_1.json", "{}");
+  Discovery d = discover({root});
+  EXPECT_EQ(d.folders, (std::vector<fs::path>{root, root / "ts1_pid7_outputs", root / "ts1_pid7_outputs/7_opcompile"}));
+}
+
+TEST(Discovery, MissingFolderIsAnError) {
+  fs::path root = test::scratch_dir();
+  EXPECT_THROW(discover({root / "nope"}), common::Error);
+}
+
+TEST(Discovery, SameFolderTwiceCountsOnce) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "a.json", "{}");
+  EXPECT_EQ(discover({root, root / "."}).files.size(), 1u);
+}
+
+}  // namespace
+}  // namespace skb::generator

@@ -1,0 +1,26 @@
+#include <gtest/gtest.h>
+
+#include "generator/ninja_syntax.h"
+
+namespace skb::generator {
+namespace {
+
+TEST(NinjaSyntax, PathEscapesDollarSpaceAndColon) {
+  EXPECT_EQ(ninja_path("/a b/c:d/$e"), "/a$ b/c$:d/$$e");
+  EXPECT_EQ(ninja_path("kernel_meta/Add_1.so"), "kernel_meta/Add_1.so");
+}
+
+TEST(NinjaSyntax, ShellQuoteLeavesSafeWordsAlone) {
+  EXPECT_EQ(shell_quote("-DSKB_IN0_SHAPE=2,3"), "-DSKB_IN0_SHAPE=2,3");
+  EXPECT_EQ(shell_quote("a b"), "'a b'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+TEST(NinjaSyntax, CommandQuotesThenEscapesDollars) {
+  EXPECT_EQ(ninja_command({"/usr/bin/c++", "-I/my dir", "$in", "$$x", "-o", "@OUT@"}),
+            "/usr/bin/c++ '-I/my dir' $in '$$$$x' -o @OUT@");
+}
+
+}  // namespace
+}  // namespace skb::generator

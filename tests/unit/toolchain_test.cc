@@ -1,0 +1,85 @@
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "generator/toolchain.h"
+#include "test_util.h"
+
+namespace skb::generator {
+namespace {
+namespace fs = std::filesystem;
+using common::Json;
+
+Json minimal_profile() {
+  return {{"name", "mine"},     {"compiler", "c++"}, {"command", {"{compiler}", "{flags}", "{defines}", "-o", "{out}", "{src}"}},
+          {"flags", {"-O1"}},   {"suffix", ".so"},   {"entry", "skb_kernel"},
+          {"template_dir", "."}, {"default_soc", "cpu"}, {"ops", {{"Relu", {{"template", "k.cc"}, {"dtypes", {"float"}}}}}}};
+}
+
+std::string load_error(const Json& profile) {
+  fs::path dir = test::scratch_dir();
+  test::write_text(dir / "k.cc", "int x;");
+  test::write_text(dir / "p.json", profile.dump());
+  try {
+    load_toolchain((dir / "p.json").string(), SKB_TEST_TEMPLATES, "", {});
+    return "";
+  } catch (const common::Error& e) {
+    std::string what = e.what();
+    return what.substr(what.find(": ") + 2);
+  }
+}
+
+TEST(Toolchain, HostProfileLoads) {
+  Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
+  EXPECT_EQ(tc.name, "host");
+  EXPECT_EQ(tc.soc, "host");
+  EXPECT_EQ(tc.identity.size(), 64u);
+  ASSERT_NE(tc.find("MatMulV2"), nullptr);
+  EXPECT_EQ(tc.find("ReduceSum"), nullptr);
+  EXPECT_EQ(tc.command.front(), tc.compiler);
+}
+
+TEST(Toolchain, UserProfileOutsideTheTreeLoads) { EXPECT_EQ(load_error(minimal_profile()), ""); }
+
+TEST(Toolchain, BadFieldsAreNamed) {
+  Json p = minimal_profile();
+  p["suffix"] = "so";
+  EXPECT_EQ(load_error(p), "/suffix: expected a file suffix such as \".so\"");
+  p = minimal_profile();
+  p["compiler"] = "no-such-compiler-xyz";
+  EXPECT_EQ(load_error(p), "/compiler: expected a compiler on PATH, \"no-such-compiler-xyz\" was not found");
+  p = minimal_profile();
+  p["command"] = {"{compiler}", "{src}"};
+  EXPECT_EQ(load_error(p), "/command: expected a command that uses {out} and {src} or {info}");
+  p = minimal_profile();
+  p["command"][0] = "{cxx}";
+  EXPECT_NE(load_error(p).find("/command: expected only the variables"), std::string::npos);
+  p = minimal_profile();
+  p["ops"]["Relu"]["template"] = "missing.cc";
+  EXPECT_NE(load_error(p).find("/ops/Relu/template: expected a file"), std::string::npos);
+  p = minimal_profile();
+  p["colour"] = "blue";
+  EXPECT_EQ(load_error(p), "/colour: expected no such field (unknown key)");
+}
+
+TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {
+  fs::path dir = test::scratch_dir();
+  test::write_text(dir / "k.cc", "int x;");
+  Json p = minimal_profile();
+  test::write_text(dir / "a.json", p.dump());
+  p["flags"] = {"-O2"};
+  test::write_text(dir / "b.json", p.dump());
+  Toolchain a = load_toolchain((dir / "a.json").string(), SKB_TEST_TEMPLATES, "", {});
+  Toolchain b = load_toolchain((dir / "b.json").string(), SKB_TEST_TEMPLATES, "", {});
+  Toolchain a_launched = load_toolchain((dir / "a.json").string(), SKB_TEST_TEMPLATES, "", {"ccache"});
+  EXPECT_NE(a.identity, b.identity);
+  EXPECT_EQ(a.identity, a_launched.identity);
+  EXPECT_EQ(a_launched.launcher, (std::vector<std::string>{"ccache"}));
+}
+
+TEST(Toolchain, SocMustBeAName) {
+  EXPECT_THROW(load_toolchain("host", SKB_TEST_TEMPLATES, "../x", {}), common::Error);
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "cpu_v2", {}).soc, "cpu_v2");
+}
+
+}  // namespace
+}  // namespace skb::generator
