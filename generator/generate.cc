@@ -28,8 +28,8 @@ void show_progress(std::size_t done, std::size_t total) {
     g_progress_diag->progress(fmt::format("scanned {}/{} files", done, total));
 }
 
-// Removes kernel files of kernel_meta/ that belong to no planned kernel, and records whose
-// binary does not match them.
+// Removes kernel files of kernel_meta/ that belong to no planned kernel, temp files of killed
+// compiles, and records whose binary does not match them.
 void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& suffix) {
   std::set<std::string> names;
   for (const Kernel& k : plan.kernels) names.insert(k.name);
@@ -39,7 +39,9 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::smatch m;
     std::string file = it->path().filename().string();
-    if (std::regex_match(file, m, kKernelFile) && !names.count(m[1].str())) stale.push_back(it->path());
+    if (!std::regex_match(file, m, kKernelFile)) continue;
+    bool leftover_temp = file.find(".tmp.") != std::string::npos;  // of a killed compile
+    if (leftover_temp || !names.count(m[1].str())) stale.push_back(it->path());
   }
   for (const auto& p : stale) fs::remove(p, ec);
   for (const Kernel& k : plan.kernels) keep_if_complete(dir, k.name, suffix);

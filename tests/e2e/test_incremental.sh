@@ -1,0 +1,69 @@
+# The incremental contract: nothing new → nothing runs; one new shape → one compile; a changed
+# template → only its op's kernels; a changed flag → all; build.ninja rewritten only on change.
+source "$(dirname "$0")/lib.sh"
+
+# A private copy of the host toolchain, so the test can edit templates and flags.
+cp -r "$SKB_SOURCE/templates" tc
+TC=$PWD/tc/toolchains/host.json
+
+make_dump dump --ranks 2 --seqs 8 --hidden 16 --heads 2
+step "first build compiles every planned kernel"
+skb-generate -p dump -o out --toolchain "$TC" -q
+planned=$(json_get out/summary.json 'j["planned_total"]')
+expect_eq "$(ninja_compiles out)" "$planned" "compiles in the first build"
+verify_kernels out/kernel_meta >/dev/null || fail "kernels do not match their records"
+
+step "second ninja does nothing"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "second ninja"
+
+step "rerunning the generator leaves build.ninja's bytes and mtime alone"
+before_sum=$(sha256sum out/build.ninja); before_time=$(mtime out/build.ninja)
+sleep 1.1
+skb-generate -p dump -o out --toolchain "$TC" -q
+expect_eq "$(sha256sum out/build.ninja)" "$before_sum" "build.ninja bytes"
+expect_eq "$(mtime out/build.ninja)" "$before_time" "build.ninja mtime"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after a rerun of the generator"
+
+step "one new shape in one rank: ninja alone regenerates and compiles exactly one kernel"
+proc=$(ls -d dump/*_outputs | head -1)
+opdir=$(ls -d "$proc"/*_opcompile)
+python3 - "$opdir" <<'PY'
+import json, os, sys
+src = sorted(f for f in os.listdir(sys.argv[1]) if f.startswith("Relu_"))[0]
+r = json.load(open(os.path.join(sys.argv[1], src)))
+for t in r["inputs"] + r["outputs"]:
+    t["shape"] = t["origin_shape"] = [3, 5, 7]
+json.dump(r, open(os.path.join(sys.argv[1], "Relu_float16_ND_3_5_7_999.json"), "w"), indent=2, sort_keys=True)
+PY
+expect_eq "$(ninja_compiles out)" 1 "compiles after one new shape"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after the new shape"
+
+step "the same shape seen by another rank compiles nothing"
+other=$(ls -d dump/*_outputs | tail -1)
+cp "$opdir/Relu_float16_ND_3_5_7_999.json" "$(ls -d "$other"/*_opcompile)/Relu_float16_ND_3_5_7_5.json"
+expect_eq "$(ninja_compiles out)" 0 "compiles after a duplicate from another rank"
+
+step "a changed template rebuilds only its op's kernels"
+softmax=$(json_get out/summary.json 'j["planned"]["SoftmaxV2"]')
+echo "// a comment that changes the template's bytes" >> tc/kernels/host/softmax.cc
+expect_eq "$(ninja_compiles out)" "$softmax" "compiles after a template change"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after the template change"
+
+step "a changed compiler flag rebuilds every kernel"
+total=$(json_get out/summary.json 'j["planned_total"]')
+sed -i 's/"-O2"/"-O1"/' "$TC"
+expect_eq "$(ninja_compiles out)" "$total" "compiles after a flag change"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after the flag change"
+
+step "kernel_meta holds exactly the planned kernels: stale ones are removed"
+n_json=$(ls out/kernel_meta/*.json | wc -l)
+n_info=$(ls out/kernel_meta/*.info | wc -l)
+expect_eq "$n_json" "$total" "records in kernel_meta"
+expect_eq "$n_info" "$total" "signatures in kernel_meta"
+
+step "a removed file is picked up: the kernel only it needed disappears"
+rm "$opdir/Relu_float16_ND_3_5_7_999.json" "$(ls -d "$other"/*_opcompile)/Relu_float16_ND_3_5_7_5.json"
+expect_eq "$(ninja_compiles out)" 0 "compiles after removing a shape"
+expect_eq "$(json_get out/summary.json 'j["planned_total"]')" "$((total - 1))" "planned after removing a shape"
+expect_eq "$(ls out/kernel_meta/*.json | wc -l)" "$((total - 1))" "records after removing a shape"
+echo PASS
