@@ -70,7 +70,8 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode)
   fs::path tmp = path;
   tmp += fmt::format(".tmp.{}", ::getpid());
   {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+    ::unlink(tmp.c_str());  // a leftover of a killed writer, or a planted symlink: never followed
+    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
     try {
       write_all(fd.get(), content, tmp);

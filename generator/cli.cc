@@ -20,6 +20,9 @@ Outputs in OUT:
   kernel_meta/<name>.info the canonical signature of each kernel (name: <OpType>_<hash>)
   kernel_meta/<name>.so   after the build: the kernel, and <name>.json, its build result
                           (size, sha256, entry), written last: the proof the kernel is complete
+  static_kernel_<YYYYMMDDHHMMSS>.run
+                          after the build: the package of every kernel (skb-package), its
+                          path recorded in package.json; a new one only when a kernel changed
   summary.json            files scanned and rejected, records, planned and unsupported ops
 
 Exit status: 0 done (rejected files, if any, are listed on stderr and in summary.json),
@@ -50,6 +53,10 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--launcher", o.launcher, "Prefix every compile with this command word (repeatable), e.g. ccache");
   app.add_flag("--strict", o.strict, "Any rejected file or unsupported op is an error; nothing is written");
   app.add_flag("--dynamic", o.with_dynamic, "Also build the dynamic-shape twin of each (op, dtypes)");
+  app.add_flag("!--no-package", o.package, "Do not end the graph with the packaging step (skb-package)");
+  app.add_option("--compression", o.compression, "Package payload compression: gzip, zstd or xz")
+      ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
+      ->capture_default_str();
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
 

@@ -78,6 +78,8 @@ std::vector<std::string> regenerate_args(const Options& o) {
   for (const auto& l : o.launcher) args.insert(args.end(), {"--launcher", l});
   if (o.strict) args.push_back("--strict");
   if (o.with_dynamic) args.push_back("--dynamic");
+  if (!o.package) args.push_back("--no-package");
+  if (o.compression != "gzip") args.insert(args.end(), {"--compression", o.compression});
   args.push_back("--quiet");
   return args;
 }
@@ -124,6 +126,13 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   in.regen_inputs = found.folders;
   in.regen_inputs.insert(in.regen_inputs.end(), tc.inputs.begin(), tc.inputs.end());
   in.regen_inputs.push_back(in.skb_generate);
+  fs::path skb_package = in.skb_generate.parent_path() / "skb-package";
+  if (o.package && !plan.kernels.empty()) {
+    if (!fs::exists(skb_package))
+      throw Error(fmt::format("{} is missing: reinstall skb, or pass --no-package", skb_package.string()));
+    in.skb_package = skb_package;
+    if (o.compression != "gzip") in.package_args = {"--compression", o.compression};
+  }
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 

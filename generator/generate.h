@@ -16,6 +16,8 @@ struct Options {
   std::vector<std::string> launcher;
   bool strict = false;
   bool with_dynamic = false;
+  bool package = true;              // end the graph with the packaging step
+  std::string compression = "gzip";  // of the package payload
   unsigned threads = 0;  // 0: one per core
 };
 

@@ -36,8 +36,13 @@ std::string ninja_command(const std::vector<std::string>& words) {
   for (const auto& w : words) {
     if (w.empty()) continue;
     if (!out.empty()) out += ' ';
-    bool is_var = w.size() > 1 && w[0] == '$' &&
-                  std::all_of(w.begin() + 1, w.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+    // $name, optionally followed by a plain suffix such as .rsp: a Ninja variable, kept as is
+    std::size_t end = 1;
+    while (end < w.size() && (std::isalnum(static_cast<unsigned char>(w[end])) || w[end] == '_')) ++end;
+    bool is_var = w[0] == '$' && end > 1 &&
+                  std::all_of(w.begin() + static_cast<std::ptrdiff_t>(end), w.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+                  });
     if (is_var) {
       out += w;
       continue;

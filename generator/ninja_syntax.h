@@ -13,7 +13,7 @@ std::string ninja_path(std::string_view path);
 std::string shell_quote(std::string_view word);
 
 /// Words joined for a Ninja `command =` line: each shell-quoted, then `$` doubled. Words
-/// that are Ninja variable references ($name) are kept as they are.
+/// that are Ninja variable references ($name, or $name.suffix) are kept as they are.
 std::string ninja_command(const std::vector<std::string>& words);
 
 }  // namespace skb::generator

@@ -64,7 +64,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("entry = {}", tc.entry);
   line("");
 
-  std::string infos;
+  std::string infos = " plan.json";
   for (const Kernel& k : plan.kernels) infos += fmt::format(" {}/{}.info", kKernelDir, k.name);
   std::string regen_inputs;
   for (const auto& p : in.regen_inputs) regen_inputs += " " + ninja_path(p.string());
@@ -88,6 +88,25 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     all += fmt::format(" {}.json", base);
   }
   line("");
+  if (!in.skb_package.empty()) {
+    std::vector<std::string> pkg = {in.skb_package.string(), ".", "--records-from", "$out.rsp", "--stamp", "$out",
+                                    "--quiet"};
+    pkg.insert(pkg.end(), in.package_args.begin(), in.package_args.end());
+    line("pool package");
+    line("  depth = 1");
+    line("");
+    line("rule package");
+    line("  command = {}", ninja_command(pkg));
+    line("  description = Packaging {} kernels into static_kernel_<datetime>.run", plan.kernels.size());
+    line("  rspfile = $out.rsp");
+    line("  rspfile_content = $in_newline");
+    line("  pool = package");
+    line("  restat = 1");
+    line("");
+    line("build package.json: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
+    line("");
+    all += " package.json";
+  }
   line("build all: phony{}", all);
   line("default all");
   return out;

@@ -13,13 +13,17 @@ struct ManifestInputs {
   std::filesystem::path skb_generate;               // absolute path of this program
   std::vector<std::string> regenerate_args;         // arguments that rerun this generation
   std::vector<std::filesystem::path> regen_inputs;  // folders and files whose change reruns it
+  std::filesystem::path skb_package;                // empty: no packaging step
+  std::vector<std::string> package_args;            // extra arguments of the packaging step
 };
 
 /// The kernel folder inside OUT.
 inline constexpr const char* kKernelDir = "kernel_meta";
 
 /// The text of build.ninja: a self-regenerating generator edge (restat, write-if-changed),
-/// one compile edge per kernel, `all` as default. Byte-stable for the same inputs.
+/// one compile edge per kernel, then (with skb_package) the packaging step: package.json from
+/// every kernel record through an rspfile, in a pool of depth 1. `all` is the default.
+/// Byte-stable for the same inputs.
 std::string write_manifest(const Plan& plan, const Toolchain& toolchain, const ManifestInputs& in);
 
 }  // namespace skb::generator

@@ -18,8 +18,8 @@ TEST(NinjaSyntax, ShellQuoteLeavesSafeWordsAlone) {
 }
 
 TEST(NinjaSyntax, CommandQuotesThenEscapesDollars) {
-  EXPECT_EQ(ninja_command({"/usr/bin/c++", "-I/my dir", "$in", "$$x", "-o", "@OUT@"}),
-            "/usr/bin/c++ '-I/my dir' $in '$$$$x' -o @OUT@");
+  EXPECT_EQ(ninja_command({"/usr/bin/c++", "-I/my dir", "$in", "$$x", "-o", "@OUT@", "$out.rsp", "$a;b"}),
+            "/usr/bin/c++ '-I/my dir' $in '$$$$x' -o @OUT@ $out.rsp '$$a;b'");
 }
 
 }  // namespace

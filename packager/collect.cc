@@ -1,0 +1,95 @@
+#include "packager/collect.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/sha256.h"
+#include "common/version.h"
+
+namespace skb::packager {
+namespace fs = std::filesystem;
+using common::Error;
+using common::Json;
+
+namespace {
+
+Json read_json(const fs::path& p) {
+  try {
+    return common::parse_json(common::read_file(p, 64 << 20));
+  } catch (const common::FieldError& e) {
+    throw Error(fmt::format("{}: {}", p.string(), e.describe()));
+  }
+}
+
+}  // namespace
+
+Collected collect_kernels(const fs::path& build_dir) {
+  fs::path plan_path = build_dir / "plan.json";
+  if (!fs::exists(plan_path))
+    throw Error(fmt::format("{}: no plan.json: is this an output folder of skb-generate?", build_dir.string()));
+  Json plan = read_json(plan_path);
+  Collected c;
+  Manifest& m = c.manifest;
+  try {
+    m.soc = plan.at("soc").get<std::string>();
+    m.toolchain = plan.at("toolchain").get<std::string>();
+    m.toolchain_identity = plan.at("toolchain_identity").get<std::string>();
+  } catch (const Json::exception&) {
+    throw Error(fmt::format("{}: expected soc, toolchain and toolchain_identity", plan_path.string()));
+  }
+  m.skb_version = common::kVersion;
+  std::string suffix = plan.value("suffix", ".so");
+  std::vector<std::string> problems;
+  fs::path kdir = build_dir / "kernel_meta";
+  for (const auto& k : plan.at("kernels")) {
+    std::string name = k.at("name").get<std::string>();
+    std::string op = k.at("op_type").get<std::string>();
+    fs::path record_path = kdir / (name + ".json");
+    fs::path bin_path = kdir / (name + suffix);
+    fs::path info_path = kdir / (name + ".info");
+    if (!fs::exists(record_path)) {
+      problems.push_back(fmt::format("{}: not built (no {})", name, record_path.filename().string()));
+      continue;
+    }
+    Json record = read_json(record_path);
+    std::string want = record.value("sha256", "");
+    std::uintmax_t want_size = record.value("size", std::uintmax_t{0});
+    std::error_code ec;
+    std::uintmax_t size = fs::file_size(bin_path, ec);
+    if (ec) {
+      problems.push_back(fmt::format("{}: binary {} is missing", name, bin_path.filename().string()));
+      continue;
+    }
+    std::string have = common::sha256_file(bin_path);
+    if (size != want_size || have != want) {
+      problems.push_back(fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", name, have, want));
+      continue;
+    }
+    std::string signature = common::read_file(info_path, 16 << 20);
+    if (!signature.empty() && signature.back() == '\n') signature.pop_back();
+    std::string dir = fmt::format("{}/{}/", m.soc, op);
+    PackageKernel pk{name, op, k.value("variant", "static"), common::sha256_hex(signature),
+                     record.value("kernelName", "skb_kernel"), dir + name + suffix};
+    m.kernels.push_back(pk);
+    for (const fs::path& p : {bin_path, record_path, info_path}) {
+      std::string sha = p == bin_path ? have : common::sha256_file(p);
+      m.files.push_back({dir + p.filename().string(), sha, fs::file_size(p)});
+      c.files.push_back({p, dir + p.filename().string()});
+    }
+  }
+  if (!problems.empty()) {
+    std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), plan.at("kernels").size());
+    for (const auto& p : problems) text += "\n  " + p;
+    throw Error(text + "\n(run `ninja -C " + build_dir.string() + "` to build them)");
+  }
+  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+  std::sort(m.files.begin(), m.files.end(), by_path);
+  std::sort(c.files.begin(), c.files.end(), by_path);
+  std::sort(m.kernels.begin(), m.kernels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (const auto& f : m.files) m.installed_size += f.size;
+  return c;
+}
+
+}  // namespace skb::packager

@@ -1,0 +1,62 @@
+#include "packager/install/index.h"
+
+#include <algorithm>
+
+#include "common/json_input.h"
+
+namespace skb::installer {
+using common::Json;
+
+std::string config_ini(const std::vector<std::string>& newest_first) {
+  std::string line = "load_priority=";
+  for (std::size_t i = 0; i < newest_first.size(); ++i) line += (i ? "," : "") + newest_first[i];
+  return "[static_kernel]\n" + line + "\n";
+}
+
+std::vector<std::string> parse_config_ini(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = text.find("load_priority=");
+  if (at == std::string::npos) return out;
+  std::size_t end = text.find('\n', at);
+  std::string list = text.substr(at + 14, end == std::string::npos ? std::string::npos : end - at - 14);
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    std::size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    std::string name = list.substr(start, comma - start);
+    if (packager::is_package_name(name) && std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
+                                                  const std::vector<std::string>& known_socs) {
+  // soc → key → (package, kernel): later packages overwrite earlier ones.
+  std::map<std::string, std::map<std::string, std::pair<const packager::Manifest*, const packager::PackageKernel*>>> by_soc;
+  for (const auto& soc : known_socs) by_soc[soc];
+  for (const auto& m : oldest_first)
+    for (const auto& k : m.kernels) by_soc[m.soc][k.key] = {&m, &k};
+  std::map<std::string, std::string> out;
+  for (const auto& [soc, kernels] : by_soc) {
+    Json index = Json::object();
+    for (const auto& [key, entry] : kernels) {
+      const auto& [m, k] = entry;
+      std::string sha;
+      for (const auto& f : m->files)
+        if (f.path == k->bin) sha = f.sha256;
+      Json& op = index[k->op_type];
+      if (op.is_null()) op = {{"dynamicRankSupport", false}, {"simplifiedKeyMode", 0}, {"staticList", Json::array()}};
+      op["staticList"].push_back({{"binPath", m->package + "/" + k->bin},
+                                  {"simplifiedKey", key},
+                                  {"kernelName", k->name},
+                                  {"package", m->package},
+                                  {"binDesc", {{"kernelName", k->entry}, {"sha256", sha}, {"variant", k->variant}}},
+                                  {"coreType", m->toolchain}});
+    }
+    out[soc] = index.dump(1) + "\n";
+  }
+  return out;
+}
+
+}  // namespace skb::installer

@@ -1,0 +1,253 @@
+#include "packager/install/library.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "common/fs.h"
+#include "common/version.h"
+#include "packager/install/index.h"
+#include "packager/install/lock.h"
+
+namespace skb::installer {
+namespace fs = std::filesystem;
+using common::Error;
+using common::Json;
+
+namespace {
+
+// Creates a folder of the library, refusing one that is a symlink.
+void ensure_dir(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(fmt::format("{}: cannot create: {}", dir.string(), std::strerror(errno)));
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(fmt::format("{}: not a folder (a symlink?): refused", dir.string()));
+}
+
+void remove_tree(const fs::path& p) {
+  std::error_code ec;
+  fs::remove_all(p, ec);  // remove_all does not follow symlinks
+}
+
+// The first existing ancestor of p (for free-space checks before anything exists).
+fs::path existing_ancestor(fs::path p) {
+  std::error_code ec;
+  while (!p.empty() && !fs::exists(p, ec) && p != p.root_path()) p = p.parent_path();
+  return p.empty() ? fs::path(".") : p;
+}
+
+// internal: options for the installer itself; args: the user's options, after `--`.
+std::string uninstall_script(const std::string& what, const std::string& internal, const std::string& args,
+                             int levels_up) {
+  std::string up;
+  for (int i = 0; i < levels_up; ++i) up += "/..";
+  return fmt::format(
+      "#!/bin/sh\n"
+      "# Removes {} from this operator library, under its lock. Made by skb {}.\n"
+      "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n"
+      "lib=$(cd \"$here{}\" && pwd) || exit 1\n"
+      "exec \"$lib/bin/skb-install\" {} -- --install-path=\"$lib/../../..\" {} \"$@\"\n",
+      what, common::kVersion, up, internal, args);
+}
+
+}  // namespace
+
+fs::path default_install_path() {
+  if (const char* env = std::getenv("SKB_INSTALL_PATH"); env && *env) return env;
+  if (::geteuid() == 0) return "/usr/local/skb";
+  const char* home = std::getenv("HOME");
+  if (!home || !*home) throw Error("no --install-path given, and neither SKB_INSTALL_PATH nor HOME is set");
+  return fs::path(home) / ".local" / "skb";
+}
+
+Library::Library(const fs::path& install_path, const common::Diag& diag)
+    : install_path_(fs::absolute(install_path).lexically_normal()),
+      root_(install_path_ / "opp" / "static_kernel" / "ai_core"),
+      diag_(diag) {}
+
+void Library::ensure_layout() {
+  std::error_code ec;
+  fs::create_directories(install_path_, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create: {}", install_path_.string(), ec.message()));
+  for (const fs::path& d : {install_path_ / "opp", install_path_ / "opp" / "static_kernel", root_, root_ / "config",
+                            root_ / "bin"})
+    ensure_dir(d);
+}
+
+std::vector<std::string> Library::read_order() const {
+  std::vector<std::string> order;
+  try {
+    order = parse_config_ini(common::read_file(root_ / "config.ini", 1 << 20));
+  } catch (const Error&) {
+    return {};
+  }
+  order.erase(std::remove_if(order.begin(), order.end(),
+                             [&](const std::string& p) { return !fs::is_regular_file(root_ / p / packager::kManifestName); }),
+              order.end());
+  return order;
+}
+
+void Library::write_journal(const std::string& op, const std::string& package) {
+  common::write_atomic(root_ / "config" / "transaction.json", Json({{"op", op}, {"package", package}}).dump() + "\n");
+}
+
+void Library::clear_journal() {
+  ::unlink((root_ / "config" / "transaction.json").c_str());
+}
+
+void Library::publish(const std::vector<std::string>& newest_first) {
+  std::vector<packager::Manifest> manifests;
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    try {
+      manifests.push_back(packager::parse_manifest(
+          common::parse_json(common::read_file(root_ / *it / packager::kManifestName, 64 << 20))));
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
+    }
+  }
+  std::vector<std::string> socs;
+  std::error_code ec;
+  for (fs::directory_iterator it(root_ / "config", ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory() && !it->is_symlink()) socs.push_back(it->path().filename().string());
+  for (const auto& [soc, text] : merged_indexes(manifests, socs)) {
+    ensure_dir(root_ / "config" / soc);
+    common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
+  }
+  common::write_if_changed(root_ / "config.ini", config_ini(newest_first));
+  common::write_if_changed(root_ / "version.info", fmt::format("skb_version={}\n", common::kVersion));
+  common::write_if_changed(root_ / "uninstall.sh", uninstall_script("every static kernel package", "", "--uninstall-all", 0));
+  ::chmod((root_ / "uninstall.sh").c_str(), 0755);
+  std::string self = common::read_file(common::self_exe());
+  common::write_if_changed(root_ / "bin" / "skb-install", self);
+  ::chmod((root_ / "bin" / "skb-install").c_str(), 0755);
+}
+
+void Library::recover() {
+  fs::path journal = root_ / "config" / "transaction.json";
+  if (fs::exists(journal)) {
+    std::string op, package;
+    try {
+      Json j = common::parse_json(common::read_file(journal, 4096));
+      op = j.at("op").get<std::string>();
+      package = j.at("package").get<std::string>();
+    } catch (const std::exception&) {
+    }
+    std::vector<std::string> order = read_order();
+    if (packager::is_package_name(package)) {
+      order.erase(std::remove(order.begin(), order.end(), package), order.end());
+      bool present = fs::is_regular_file(root_ / package / packager::kManifestName);
+      if (op == "install" && present) order.insert(order.begin(), package);  // finish it
+      if (op == "uninstall") {
+        publish(order);
+        remove_tree(root_ / package);
+      }
+    }
+    publish(order);
+    clear_journal();
+    diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
+  }
+  std::error_code ec;
+  std::vector<fs::path> leftovers;
+  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) leftovers.push_back(it->path());
+  }
+  for (const auto& p : leftovers) remove_tree(p);
+}
+
+void Library::remove_package_locked(const std::string& package) {
+  write_journal("uninstall", package);
+  std::vector<std::string> order = read_order();
+  order.erase(std::remove(order.begin(), order.end(), package), order.end());
+  publish(order);  // from here on, nothing lists the package's files
+  fs::path trash = root_ / fmt::format(".trash.{}.{}", package, ::getpid());
+  if (::rename((root_ / package).c_str(), trash.c_str()) == 0) remove_tree(trash);
+  clear_journal();
+}
+
+bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
+  verify_payload_hash(payload);
+  packager::Manifest m = read_manifest(payload);
+  fs::path probe = existing_ancestor(install_path_);
+  struct statvfs vfs;
+  if (::statvfs(probe.c_str(), &vfs) == 0) {
+    std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    std::uint64_t need = m.installed_size + m.installed_size / 10 + (1 << 20);
+    if (avail < need)
+      throw Error(fmt::format("{}: {} bytes free, {} needed to install {}; nothing was changed", probe.string(), avail,
+                              need, m.package));
+  }
+  ensure_layout();
+  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
+  recover();
+
+  fs::path target = root_ / m.package;
+  std::string wanted = packager::manifest_json(m);
+  if (fs::exists(target / packager::kManifestName)) {
+    bool same = common::read_file(target / packager::kManifestName, 64 << 20) == wanted;
+    if (same && !o.force) {
+      std::vector<std::string> order = read_order();
+      if (std::find(order.begin(), order.end(), m.package) != order.end()) return false;
+    }
+    if (!same && !o.force && !o.upgrade)
+      throw Error(fmt::format("{} is installed with other contents; use --upgrade to replace it", m.package));
+    remove_package_locked(m.package);
+  }
+
+  fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
+  try {
+    read_payload(payload, staging);
+    common::write_atomic(staging / "uninstall.sh",
+                         uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
+    common::write_atomic(staging / packager::kManifestName, wanted);
+  } catch (...) {
+    remove_tree(staging);
+    throw;
+  }
+  int dfd = ::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::syncfs(dfd);  // the kernels are on disk before anything points at them
+    ::close(dfd);
+  }
+  write_journal("install", m.package);
+  remove_tree(target);  // a half package left by something else than us
+  if (::rename(staging.c_str(), target.c_str()) != 0) {
+    int e = errno;
+    remove_tree(staging);
+    clear_journal();
+    throw Error(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
+  }
+  std::vector<std::string> order = read_order();
+  order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
+  order.insert(order.begin(), m.package);
+  publish(order);
+  clear_journal();
+  return true;
+}
+
+bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
+  if (!packager::is_package_name(package)) throw Error(fmt::format("{}: not a package name", package));
+  if (!fs::exists(root_ / "config")) return false;
+  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
+  recover();
+  if (!fs::exists(root_ / package)) return false;
+  remove_package_locked(package);
+  return true;
+}
+
+void Library::uninstall_all(const LibraryOptions& o) {
+  if (!fs::exists(root_ / "config")) return;
+  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
+  recover();
+  for (const auto& p : read_order()) remove_package_locked(p);
+}
+
+}  // namespace skb::installer

@@ -1,0 +1,24 @@
+#pragma once
+#include <filesystem>
+
+#include "common/diag.h"
+
+namespace skb::installer {
+
+/// An exclusive flock on the operator library's lock file, held for the life of the object.
+/// The file is created when missing and never deleted; the kernel releases the lock when its
+/// holder dies, so a killed installer never leaves a stale lock.
+class LibraryLock {
+ public:
+  /// Blocks until the lock is free, saying once that it waits; throws Error after timeout
+  /// seconds or when the lock file cannot be opened (or is a symlink).
+  LibraryLock(const std::filesystem::path& file, double timeout_seconds, const common::Diag& diag);
+  ~LibraryLock();
+  LibraryLock(const LibraryLock&) = delete;
+  LibraryLock& operator=(const LibraryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace skb::installer

@@ -1,0 +1,38 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "common/error.h"
+#include "packager/manifest.h"
+
+namespace skb::installer {
+
+/// A package that fails verification: damaged, or built to attack the installer.
+class VerifyError : public common::Error {
+ public:
+  using common::Error::Error;
+};
+
+/// Where a payload is: a byte range of an open .run, and what it must hash to.
+struct PayloadSource {
+  int fd = -1;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::string sha256;
+};
+
+/// Checks the SHA-256 of the payload's bytes; throws VerifyError.
+void verify_payload_hash(const PayloadSource& src);
+
+/// Reads the payload's manifest (its first entry) only.
+packager::Manifest read_manifest(const PayloadSource& src);
+
+/// Reads every entry and checks it: a regular file (no links, devices, folders), no setuid,
+/// setgid or sticky bit, at the next path the manifest lists, with its size and sha256; every
+/// listed file present. With a non-empty dest, the files are written below dest, which must
+/// not exist yet, never through a symlink. Throws VerifyError; leaves dest partial then
+/// (callers extract into a staging folder). Returns the manifest.
+packager::Manifest read_payload(const PayloadSource& src, const std::filesystem::path& dest);
+
+}  // namespace skb::installer

@@ -1,0 +1,124 @@
+#include "packager/manifest.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "common/error.h"
+
+namespace skb::packager {
+using common::Field;
+using common::FieldError;
+using common::Json;
+
+namespace {
+bool is_name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_hex64(const std::string& s) {
+  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+std::string name_field(const Field& f) {
+  std::string s = f.string(160);
+  if (s.empty() || !std::all_of(s.begin(), s.end(), is_name_char))
+    throw FieldError(f.pointer(), "expected a name of [A-Za-z0-9_]");
+  return s;
+}
+std::string hex_field(const Field& f) {
+  std::string s = f.string(64);
+  if (!is_hex64(s)) throw FieldError(f.pointer(), "expected 64 lower-case hex digits");
+  return s;
+}
+std::string path_field(const Field& f) {
+  std::string s = f.string(512);
+  if (!is_safe_relative_path(s))
+    throw FieldError(f.pointer(), "expected a relative path of [A-Za-z0-9_.-] components without \".\" or \"..\"");
+  return s;
+}
+}  // namespace
+
+bool is_package_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "static_kernel_";
+  return name.size() > kPrefix.size() && name.size() <= 128 && name.substr(0, kPrefix.size()) == kPrefix &&
+         std::all_of(name.begin(), name.end(), is_name_char);
+}
+
+bool is_safe_relative_path(std::string_view path) {
+  if (path.empty() || path.front() == '/' || path.back() == '/') return false;
+  int components = 0;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    std::string_view part = path.substr(start, end - start);
+    if (part.empty() || part == "." || part == ".." || ++components > 8) return false;
+    for (char c : part)
+      if (!is_name_char(c) && c != '.' && c != '-') return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string manifest_json(const Manifest& m) {
+  Json kernels = Json::array();
+  for (const auto& k : m.kernels)
+    kernels.push_back({{"name", k.name}, {"op_type", k.op_type}, {"variant", k.variant}, {"key", k.key},
+                       {"entry", k.entry}, {"bin", k.bin}});
+  Json files = Json::array();
+  for (const auto& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
+  Json j = {{"format", m.format},
+            {"package", m.package},
+            {"soc", m.soc},
+            {"created", m.created},
+            {"skb_version", m.skb_version},
+            {"toolchain", m.toolchain},
+            {"toolchain_identity", m.toolchain_identity},
+            {"installed_size", m.installed_size},
+            {"kernels", std::move(kernels)},
+            {"files", std::move(files)}};
+  return j.dump(1) + "\n";
+}
+
+Manifest parse_manifest(const Json& doc) {
+  Field root(doc, "");
+  root.expect_object();
+  Manifest m;
+  m.format = static_cast<int>(root.at("format").integer(1, 1));
+  m.package = root.at("package").string(128);
+  if (!is_package_name(m.package)) throw FieldError("/package", "expected static_kernel_<[A-Za-z0-9_]>");
+  m.soc = name_field(root.at("soc"));
+  m.created = root.at("created").string(64);
+  m.skb_version = root.at("skb_version").string(64);
+  m.toolchain = name_field(root.at("toolchain"));
+  m.toolchain_identity = hex_field(root.at("toolchain_identity"));
+  m.installed_size = static_cast<std::uint64_t>(root.at("installed_size").integer(0, std::int64_t{1} << 50));
+  Field files = root.at("files");
+  std::size_t nf = files.array_size(1 << 22);
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < nf; ++i) {
+    Field f = files.at(i);
+    PackageFile pf{path_field(f.at("path")), hex_field(f.at("sha256")),
+                   static_cast<std::uint64_t>(f.at("size").integer(0, std::int64_t{1} << 40))};
+    if (pf.path.rfind(m.soc + "/", 0) != 0) throw FieldError(f.at("path").pointer(), "expected a path under the package's soc");
+    if (!m.files.empty() && m.files.back().path >= pf.path)
+      throw FieldError(f.at("path").pointer(), "expected unique paths in sorted order");
+    total += pf.size;
+    m.files.push_back(std::move(pf));
+  }
+  if (total != m.installed_size) throw FieldError("/installed_size", "expected the sum of the files' sizes");
+  Field kernels = root.at("kernels");
+  std::size_t nk = kernels.array_size(1 << 20);
+  for (std::size_t i = 0; i < nk; ++i) {
+    Field k = kernels.at(i);
+    PackageKernel pk{name_field(k.at("name")), name_field(k.at("op_type")), k.at("variant").string(16),
+                     hex_field(k.at("key")), name_field(k.at("entry")), path_field(k.at("bin"))};
+    if (pk.variant != "static" && pk.variant != "dynamic")
+      throw FieldError(k.at("variant").pointer(), "expected \"static\" or \"dynamic\"");
+    bool listed = std::binary_search(m.files.begin(), m.files.end(), PackageFile{pk.bin, "", 0},
+                                     [](const PackageFile& a, const PackageFile& b) { return a.path < b.path; });
+    if (!listed) throw FieldError(k.at("bin").pointer(), "expected the path of a file listed in /files");
+    m.kernels.push_back(std::move(pk));
+  }
+  return m;
+}
+
+}  // namespace skb::packager

@@ -1,0 +1,54 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json_input.h"
+
+namespace skb::packager {
+
+/// A file of a package payload, with what it must hash to.
+struct PackageFile {
+  std::string path;  // relative: <soc>/<OpType>/<kernel file>
+  std::string sha256;
+  std::uint64_t size = 0;
+};
+
+/// A kernel of a package, as the operator library's index lists it.
+struct PackageKernel {
+  std::string name;     // <OpType>_<hash>
+  std::string op_type;
+  std::string variant;  // static | dynamic
+  std::string key;      // SHA-256 of the canonical signature: the lookup key at run time
+  std::string entry;    // entry symbol
+  std::string bin;      // path of the binary in the package
+};
+
+/// manifest.json: the first entry of every payload, and kept in each installed package.
+struct Manifest {
+  int format = 1;
+  std::string package;  // static_kernel_<YYYYMMDDHHMMSS>
+  std::string soc;
+  std::string created;  // ISO 8601, UTC
+  std::string skb_version;
+  std::string toolchain, toolchain_identity;
+  std::vector<PackageKernel> kernels;  // sorted by name
+  std::vector<PackageFile> files;      // sorted by path
+  std::uint64_t installed_size = 0;    // sum of file sizes
+};
+
+inline constexpr const char* kManifestName = "manifest.json";
+
+std::string manifest_json(const Manifest& m);
+
+/// Validates an untrusted manifest; throws common::FieldError.
+Manifest parse_manifest(const common::Json& doc);
+
+/// static_kernel_ followed by [A-Za-z0-9_], at most 128 characters.
+bool is_package_name(std::string_view name);
+
+/// A relative path of 1-8 components of [A-Za-z0-9_.-], none of them "." or "..".
+bool is_safe_relative_path(std::string_view path);
+
+}  // namespace skb::packager

@@ -1,0 +1,166 @@
+#include "packager/package.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <memory>
+#include <set>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/sha256.h"
+#include "packager/collect.h"
+#include "packager/stub.h"
+
+namespace skb::packager {
+namespace fs = std::filesystem;
+using common::Error;
+
+std::int64_t package_epoch() {
+  const char* env = std::getenv("SOURCE_DATE_EPOCH");
+  if (env == nullptr || *env == '\0') return static_cast<std::int64_t>(std::time(nullptr));
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(env, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 0 || v > 253402300799LL)
+    throw Error(fmt::format("SOURCE_DATE_EPOCH={}: expected a non-negative integer of seconds", env));
+  return v;
+}
+
+std::string package_name(std::int64_t epoch) {
+  std::time_t t = static_cast<std::time_t>(epoch);
+  return fmt::format("static_kernel_{:%Y%m%d%H%M%S}", fmt::gmtime(t));
+}
+
+fs::path default_installer() {
+  return (common::self_exe().parent_path() / SKB_LIBEXEC_RELDIR / "skb-install").lexically_normal();
+}
+
+namespace {
+
+void check_records_list(const fs::path& list, const Collected& c) {
+  std::set<std::string> expected, packed;
+  std::string text = common::read_file(list, 1 << 28);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (!line.empty()) expected.insert(fs::path(line).stem().string());
+    start = end + 1;
+  }
+  for (const auto& k : c.manifest.kernels) packed.insert(k.name);
+  if (expected != packed)
+    throw Error(fmt::format("{}: the build graph lists {} kernels, plan.json {}: regenerate with skb-generate",
+                            list.string(), expected.size(), packed.size()));
+}
+
+void append_file(std::FILE* out, const fs::path& in, const fs::path& out_path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(in.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(fmt::format("{}: cannot open", in.string()));
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0)
+    if (std::fwrite(buf, 1, n, out) != n) throw Error(fmt::format("{}: write failed: {}", out_path.string(), std::strerror(errno)));
+}
+
+void write_stamp(const fs::path& stamp, const PackageResult& r) {
+  common::Json j = {{"run", r.run.string()}, {"package", r.package}, {"sha256", r.sha256}, {"size", r.size},
+                    {"kernels", r.kernels}};
+  common::write_if_changed(stamp, j.dump(2) + "\n");
+}
+
+// Removes a file on scope exit unless released.
+struct TempFile {
+  fs::path path;
+  ~TempFile() {
+    if (!path.empty()) ::unlink(path.c_str());
+  }
+};
+
+}  // namespace
+
+PackageResult make_package(const PackageOptions& o) {
+  Collected c = collect_kernels(o.build_dir);
+  if (!o.records_from.empty()) check_records_list(o.records_from, c);
+  if (c.manifest.kernels.empty()) throw Error(fmt::format("{}: no kernels to package", o.build_dir.string()));
+  std::int64_t epoch = package_epoch();
+  const bool pinned = std::getenv("SOURCE_DATE_EPOCH") != nullptr && *std::getenv("SOURCE_DATE_EPOCH") != '\0';
+  fs::path out_dir = o.output_dir.empty() ? o.build_dir : o.output_dir;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw Error(fmt::format("{}: cannot create: {}", out_dir.string(), ec.message()));
+  fs::path installer = o.installer.empty() ? default_installer() : o.installer;
+  if (!fs::is_regular_file(installer))
+    throw Error(fmt::format("{}: the installer that goes into every .run is missing (a broken skb installation?)",
+                            installer.string()));
+
+  // Without SOURCE_DATE_EPOCH, a package made within the same second as an earlier, different
+  // one of this folder takes the next free second: names stay datetimes and nothing is replaced.
+  for (int tries = 0; !pinned && tries < 3600; ++tries, ++epoch)
+    if (!fs::exists(out_dir / (package_name(epoch) + ".run"))) break;
+  c.manifest.package = package_name(epoch);
+  c.manifest.created = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(epoch)));
+  TempFile payload{out_dir / fmt::format(".{}.payload.tmp.{}", c.manifest.package, ::getpid())};
+  write_payload(payload.path, manifest_json(c.manifest), c.files, o.compression, epoch);
+
+  StubInput si;
+  si.package = c.manifest.package;
+  si.soc = c.manifest.soc;
+  si.kernels = c.manifest.kernels.size();
+  si.installer_size = fs::file_size(installer);
+  si.installer_sha256 = common::sha256_file(installer);
+  si.payload_size = fs::file_size(payload.path);
+  si.payload_sha256 = common::sha256_file(payload.path);
+  std::string stub = make_stub(si);
+
+  PackageResult r;
+  r.package = c.manifest.package;
+  r.kernels = c.manifest.kernels.size();
+  r.run = fs::absolute(out_dir / (r.package + ".run")).lexically_normal();
+  TempFile run_tmp{out_dir / fmt::format(".{}.run.tmp.{}", r.package, ::getpid())};
+  {
+    int fd = ::open(run_tmp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
+    if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", run_tmp.path.string(), std::strerror(errno)));
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(::fdopen(fd, "wb"), &std::fclose);
+    if (std::fwrite(stub.data(), 1, stub.size(), out.get()) != stub.size())
+      throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));
+    append_file(out.get(), installer, run_tmp.path);
+    append_file(out.get(), payload.path, run_tmp.path);
+    if (std::fflush(out.get()) != 0 || ::fsync(fd) != 0)
+      throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));
+  }
+  ::chmod(run_tmp.path.c_str(), 0755);
+  r.sha256 = common::sha256_file(run_tmp.path);
+  r.size = fs::file_size(run_tmp.path);
+
+  if (::renameat2(AT_FDCWD, run_tmp.path.c_str(), AT_FDCWD, r.run.c_str(), RENAME_NOREPLACE) == 0) {
+    run_tmp.path.clear();
+  } else if (errno == EEXIST) {
+    if (common::sha256_file(r.run) == r.sha256) {
+      r.unchanged = true;
+    } else if (o.force) {
+      if (::rename(run_tmp.path.c_str(), r.run.c_str()) != 0)
+        throw Error(fmt::format("{}: cannot replace: {}", r.run.string(), std::strerror(errno)));
+      run_tmp.path.clear();
+    } else {
+      throw Error(fmt::format("{} already exists with other contents; it is left as it is (use --force to replace "
+                              "it, or set SOURCE_DATE_EPOCH to another time)", r.run.string()));
+    }
+  } else {
+    throw Error(fmt::format("{}: cannot publish: {}", r.run.string(), std::strerror(errno)));
+  }
+  if (!o.stamp.empty()) write_stamp(o.stamp, r);
+  return r;
+}
+
+}  // namespace skb::packager

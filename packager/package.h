@@ -1,0 +1,44 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "packager/payload_writer.h"
+
+namespace skb::packager {
+
+struct PackageOptions {
+  std::filesystem::path build_dir;
+  std::filesystem::path output_dir;   // empty: build_dir
+  std::filesystem::path installer;    // empty: next to this program
+  std::filesystem::path records_from; // optional: the kernel records the build graph expects
+  std::filesystem::path stamp;        // optional: write a JSON note of the result here
+  Compression compression = Compression::kGzip;
+  bool force = false;
+};
+
+struct PackageResult {
+  std::filesystem::path run;
+  std::string package;
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::size_t kernels = 0;
+  bool unchanged = false;  // an identical package of that name was already there
+};
+
+/// The time packages are named and dated with: SOURCE_DATE_EPOCH when set (an integer of
+/// seconds), else now. Throws Error when SOURCE_DATE_EPOCH is not a valid integer.
+std::int64_t package_epoch();
+
+/// static_kernel_<YYYYMMDDHHMMSS> (UTC) of an epoch.
+std::string package_name(std::int64_t epoch);
+
+/// Verifies the kernels of a build and writes static_kernel_<datetime>.run into the output
+/// folder: never over a different file of the same name unless force; published by rename.
+PackageResult make_package(const PackageOptions& options);
+
+/// Where the static installer is, next to the running program (build tree or install prefix).
+std::filesystem::path default_installer();
+
+}  // namespace skb::packager

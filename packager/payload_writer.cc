@@ -1,0 +1,79 @@
+#include "packager/payload_writer.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+
+#include "common/error.h"
+
+namespace skb::packager {
+namespace fs = std::filesystem;
+using common::Error;
+
+Compression parse_compression(const std::string& name) {
+  if (name == "gzip") return Compression::kGzip;
+  if (name == "zstd") return Compression::kZstd;
+  if (name == "xz") return Compression::kXz;
+  throw Error(fmt::format("--compression {}: expected gzip, zstd or xz", name));
+}
+
+namespace {
+
+struct ArchiveDeleter {
+  void operator()(archive* a) const { archive_write_free(a); }
+};
+
+void check(archive* a, int rc, const char* what) {
+  if (rc < ARCHIVE_WARN) throw Error(fmt::format("libarchive: {}: {}", what, archive_error_string(a)));
+}
+
+void add_entry(archive* a, const std::string& path, const std::string& data, std::int64_t mtime) {
+  std::unique_ptr<archive_entry, void (*)(archive_entry*)> e(archive_entry_new(), &archive_entry_free);
+  archive_entry_set_pathname(e.get(), path.c_str());
+  archive_entry_set_filetype(e.get(), AE_IFREG);
+  archive_entry_set_perm(e.get(), 0644);
+  archive_entry_set_uid(e.get(), 0);
+  archive_entry_set_gid(e.get(), 0);
+  archive_entry_set_mtime(e.get(), mtime, 0);
+  archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
+  check(a, archive_write_header(a, e.get()), "header");
+  if (!data.empty() && archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
+    throw Error(fmt::format("libarchive: writing {}: {}", path, archive_error_string(a)));
+}
+
+std::string slurp(const fs::path& p) {
+  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(p.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(fmt::format("{}: cannot open", p.string()));
+  std::string data;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, n);
+  return data;
+}
+
+}  // namespace
+
+void write_payload(const fs::path& out, const std::string& manifest, const std::vector<SourceFile>& files,
+                   Compression compression, std::int64_t mtime) {
+  std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
+  archive* w = a.get();
+  check(w, archive_write_set_format_pax_restricted(w), "tar format");
+  switch (compression) {
+    case Compression::kGzip:
+      check(w, archive_write_add_filter_gzip(w), "gzip");
+      check(w, archive_write_set_filter_option(w, "gzip", "timestamp", nullptr), "gzip option");
+      break;
+    case Compression::kZstd: check(w, archive_write_add_filter_zstd(w), "zstd"); break;
+    case Compression::kXz: check(w, archive_write_add_filter_xz(w), "xz"); break;
+  }
+  check(w, archive_write_set_bytes_in_last_block(w, 1), "block size");
+  check(w, archive_write_open_filename(w, out.c_str()), out.c_str());
+  add_entry(w, kManifestName, manifest, mtime);
+  for (const auto& f : files) add_entry(w, f.path, slurp(f.source), mtime);
+  check(w, archive_write_close(w), "close");
+}
+
+}  // namespace skb::packager

@@ -1,0 +1,94 @@
+#include "packager/stub.h"
+
+#include <fmt/format.h>
+
+#include "common/sha256.h"
+#include "common/version.h"
+
+namespace skb::packager {
+namespace {
+
+// {0} package {1} soc {2} kernels {3} skb version {4} header length {5} installer offset
+// {6} installer size {7} installer sha256 {8} payload offset {9} payload size {10} payload sha256
+constexpr const char* kStub = R"STUB(#!/bin/sh
+# {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
+# A self-extracting installer: `sh {0}.run --help` lists the options.
+# Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: this
+# header (its hash is on the line after `exit`), then the installer and the payload, found at
+# the exact byte offsets below.
+set -u
+umask 022
+skb_package={0}
+skb_header_len={4}
+skb_installer_offset={5}
+skb_installer_size={6}
+skb_installer_sha256={7}
+skb_payload_offset={8}
+skb_payload_size={9}
+skb_payload_sha256={10}
+
+skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
+skb_self=$0
+case $skb_self in /*) ;; *) skb_self=$(pwd)/$skb_self ;; esac
+[ -f "$skb_self" ] && [ -r "$skb_self" ] || skb_die "cannot read $skb_self: run the package by its path"
+for skb_tool in head tail sha256sum cut wc df mktemp chmod rm; do
+  command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
+done
+skb_total=$(($(wc -c < "$skb_self")))
+[ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
+  skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
+skb_want=$(tail -c +$((skb_header_len + 1)) "$skb_self" | head -c 64)
+skb_have=$(head -c "$skb_header_len" "$skb_self" | sha256sum | cut -c1-64)
+[ "$skb_have" = "$skb_want" ] || skb_die "header checksum mismatch: the file is damaged; nothing was done"
+
+skb_work=
+skb_cleanup() {{ if [ -n "$skb_work" ]; then rm -rf "$skb_work"; fi; }}
+trap skb_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+skb_avail_kb() {{ set -f; set -- $(df -Pk "$1" 2>/dev/null | tail -n 1); set +f; echo "${{4:-0}}"; }}
+skb_need_kb=$((skb_installer_size / 1024 + 256))
+for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
+  [ -n "$skb_base" ] && [ -d "$skb_base" ] && [ -w "$skb_base" ] || continue
+  skb_avail=$(skb_avail_kb "$skb_base")
+  case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
+  [ "$skb_avail" -ge "$skb_need_kb" ] || continue
+  skb_work=$(mktemp -d "$skb_base/skb_run.XXXXXX" 2>/dev/null) || {{ skb_work=; continue; }}
+  if tail -c +$((skb_installer_offset + 1)) "$skb_self" | head -c "$skb_installer_size" > "$skb_work/skb-install"; then
+    skb_have=$(sha256sum < "$skb_work/skb-install" | cut -c1-64)
+    [ "$skb_have" = "$skb_installer_sha256" ] || skb_die "installer checksum mismatch: the file is damaged; nothing was done"
+    chmod 700 "$skb_work/skb-install"
+    if "$skb_work/skb-install" --self-test >/dev/null 2>&1; then break; fi
+  fi
+  rm -rf "$skb_work"
+  skb_work=
+done
+[ -n "$skb_work" ] ||
+  skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
+"$skb_work/skb-install" --run-file="$skb_self" --package-name="$skb_package" \
+  --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
+  --payload-sha256="$skb_payload_sha256" -- "$@"
+skb_rc=$?
+exit $skb_rc
+)STUB";
+
+}  // namespace
+
+std::string make_stub(const StubInput& in) {
+  std::uint64_t header_len = 0;
+  std::string text;
+  // The offsets depend on the header's length, which depends on the offsets' digits: iterate
+  // until stable (two or three rounds).
+  for (int round = 0; round < 8; ++round) {
+    std::uint64_t installer_offset = header_len + 65;  // 64 hex digits and a newline
+    std::uint64_t payload_offset = installer_offset + in.installer_size;
+    text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
+                       in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256);
+    if (text.size() == header_len) break;
+    header_len = text.size();
+  }
+  return text + common::sha256_hex(text) + "\n";
+}
+
+}  // namespace skb::packager

@@ -1,0 +1,25 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace skb::packager {
+
+/// What the sh stub at the head of a .run must know: where the installer and the payload are
+/// (exact byte offsets) and what they hash to.
+struct StubInput {
+  std::string package;
+  std::string soc;
+  std::uint64_t installer_size = 0;
+  std::string installer_sha256;
+  std::uint64_t payload_size = 0;
+  std::string payload_sha256;
+  std::uint64_t kernels = 0;
+};
+
+/// The stub: a POSIX sh script that checks its own header and the file size, copies the
+/// installer to the first folder that lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME),
+/// verifies it, and runs it on the payload. It ends with a line holding the SHA-256 of the
+/// bytes before it; the installer follows right after.
+std::string make_stub(const StubInput& in);
+
+}  // namespace skb::packager
