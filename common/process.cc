@@ -35,7 +35,8 @@ std::string find_program(const std::string& name) {
   }
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, bool capture) {
+ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
+  const bool capture = output == Output::kCapture;
   if (argv.empty()) throw Error("internal: empty command");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -48,6 +49,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, bool capture) {
     if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error("cannot create a pipe");
     posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
+  } else if (output == Output::kToStderr) {
+    posix_spawn_file_actions_adddup2(&actions, 2, 1);
   }
   pid_t pid = -1;
   int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);

@@ -10,10 +10,16 @@ struct ProcessResult {
   std::string output;  // stdout and stderr together, only when captured
 };
 
-/// Runs argv (argv[0] looked up on PATH) without a shell and waits for it. With capture the
-/// child's stdout and stderr are collected; otherwise they are inherited. Throws Error when the
-/// program cannot be started.
-ProcessResult run_process(const std::vector<std::string>& argv, bool capture);
+/// Where a child's output goes.
+enum class Output { kInherit, kCapture, kToStderr };
+
+/// Runs argv (argv[0] looked up on PATH) without a shell and waits for it. kCapture collects
+/// stdout and stderr together; kToStderr sends stdout to our stderr (to keep our stdout for a
+/// result). Throws Error when the program cannot be started.
+ProcessResult run_process(const std::vector<std::string>& argv, Output output);
+inline ProcessResult run_process(const std::vector<std::string>& argv, bool capture) {
+  return run_process(argv, capture ? Output::kCapture : Output::kInherit);
+}
 
 /// argv[0] resolved against PATH to an absolute path, or empty when not found.
 std::string find_program(const std::string& name);

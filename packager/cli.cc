@@ -43,14 +43,14 @@ int whole_job(const std::vector<std::string>& dirs, const fs::path& out, const s
   if (!soc.empty()) gen.insert(gen.end(), {"--soc", soc});
   for (const auto& l : launcher) gen.insert(gen.end(), {"--launcher", l});
   if (quiet) gen.push_back("--quiet");
-  if (int rc = common::run_process(gen, false).exit_code; rc != 0)
+  if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw common::Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");
   if (ninja.empty()) throw common::Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
   std::vector<std::string> build = {ninja, "-C", out.string()};
   if (jobs) build.insert(build.end(), {"-j", std::to_string(jobs)});
   if (quiet) build.push_back("--quiet");
-  if (int rc = common::run_process(build, false).exit_code; rc != 0)
+  if (int rc = common::run_process(build, common::Output::kToStderr).exit_code; rc != 0)
     throw common::Error(fmt::format("the build failed (ninja exit {}); see above", rc));
   common::Json stamp = common::parse_json(common::read_file(out / "package.json"));
   std::printf("%s\n", stamp.at("run").get<std::string>().c_str());

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# First command of the README: installs what is missing, builds skb, and runs the main job on
+# the example op statistics shipped in examples/: scan, generate, compile, package, then install
+# the .run into a scratch operator library.
+set -euo pipefail
+SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
+source "$SKB_TOP/scripts/deps.sh"
+skb_install_deps
+skb_build
+build="${SKB_BUILD:-$SKB_TOP/build}"
+work="$build/example"
+rm -rf "$work"
+echo "== skb-package -p examples/op_stats/aclnn_static_shape_kernel_outputs -o $work -j $(nproc)"
+run=$("$build/bin/skb-package" -p "$SKB_TOP/examples/op_stats/aclnn_static_shape_kernel_outputs" -o "$work" -j "$(nproc)")
+echo "== $run"
+sh "$run" --info
+echo "== sh $(basename "$run") --install-path=$work/opp-root"
+sh "$run" --install-path="$work/opp-root"
+lib="$work/opp-root/opp/static_kernel/ai_core"
+echo "== $(grep -o '"binPath"' "$lib/config/host/binary_info_config.json" | wc -l) kernels listed in $lib/config/host/binary_info_config.json"
