@@ -15,8 +15,9 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # A self-extracting installer: `sh {0}.run --help` lists the options.
 # Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: this
 # header (its hash is on the line after `exit`), then the installer and the payload, found at
-# the exact byte offsets below.
-set -u
+# the exact byte offsets below. `set -e` makes any damaged command stop the script, so that
+# a damaged check fails closed too.
+set -eu
 umask 022
 skb_package={0}
 skb_header_len={4}
@@ -66,10 +67,10 @@ for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
 done
 [ -n "$skb_work" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
+skb_rc=0
 "$skb_work/skb-install" --run-file="$skb_self" --package-name="$skb_package" \
   --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
-  --payload-sha256="$skb_payload_sha256" -- "$@"
-skb_rc=$?
+  --payload-sha256="$skb_payload_sha256" -- "$@" || skb_rc=$?
 exit $skb_rc
 )STUB";
 

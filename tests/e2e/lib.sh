@@ -36,3 +36,42 @@ sys.exit(1 if bad else 0)
 PY
 }
 mtime() { stat -c %Y.%y "$1"; }
+
+# Builds the kernels of a dump and packages them; prints the .run's path.
+build_package() {  # dump out [extra skb-package args]
+  local dump=$1 out=$2; shift 2
+  skb-package -p "$dump" -o "$out" -q "$@"
+}
+lib_root() { echo "$1/opp/static_kernel/ai_core"; }
+# An operator library is consistent: every index parses, every entry's file exists and matches
+# its sha256, no key is listed twice, config.ini names only installed packages. Prints the
+# number of kernels listed.
+check_library() {
+  python3 - "$(lib_root "$1")" <<'PY'
+import hashlib, json, os, sys
+root = sys.argv[1]; n = 0
+order = []
+if os.path.exists(os.path.join(root, "config.ini")):
+    for line in open(os.path.join(root, "config.ini")):
+        if line.startswith("load_priority="):
+            order = [p for p in line.strip().split("=", 1)[1].split(",") if p]
+assert len(order) == len(set(order)), "config.ini lists a package twice: %s" % order
+for p in order:
+    assert os.path.isfile(os.path.join(root, p, "manifest.json")), "config.ini lists %s, which is not installed" % p
+cfg = os.path.join(root, "config")
+for soc in sorted(os.listdir(cfg)) if os.path.isdir(cfg) else []:
+    path = os.path.join(cfg, soc, "binary_info_config.json")
+    if not os.path.isfile(path): continue
+    index = json.load(open(path))
+    for op, entry in index.items():
+        keys = [k["simplifiedKey"] for k in entry["staticList"]]
+        assert len(keys) == len(set(keys)), "%s: a key is listed twice" % op
+        for k in entry["staticList"]:
+            f = os.path.join(root, k["binPath"])
+            assert os.path.isfile(f), "listed but missing: " + f
+            assert hashlib.sha256(open(f, "rb").read()).hexdigest() == k["binDesc"]["sha256"], "sha256 mismatch: " + f
+            assert k["package"] in order, "%s lists a package not in config.ini" % f
+            n += 1
+print(n)
+PY
+}

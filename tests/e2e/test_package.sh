@@ -1,0 +1,102 @@
+# skb-package and the .run: verification before packing, reproducible bytes, no overwrite, no
+# new package without a change, byte flips anywhere refused, installs with env -i, a noexec /tmp.
+source "$(dirname "$0")/lib.sh"
+export SKB_LOCK_TIMEOUT=60
+
+make_dump dump --ranks 2 --seqs 8 --hidden 16 --heads 2
+step "the whole job prints the path of the .run"
+run=$(build_package dump out)
+[ -f "$run" ] || fail "no .run at '$run'"
+case $(basename "$run") in static_kernel_[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9].run) ;;
+  *) fail "unexpected name $run" ;; esac
+kernels=$(json_get out/package.json 'j["kernels"]')
+
+step "ninja makes no new package when no kernel changed"
+before=$(ls out/*.run | wc -l)
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after packaging"
+expect_eq "$(ls out/*.run | wc -l)" "$before" "packages after a no-op build"
+
+step "SOURCE_DATE_EPOCH: two packagings are byte-identical, for each compression"
+for c in gzip zstd xz; do
+  a=$(SOURCE_DATE_EPOCH=1700000000 skb-package out -o "repro_a_$c" --compression "$c" -q)
+  b=$(SOURCE_DATE_EPOCH=1700000000 skb-package out -o "repro_b_$c" --compression "$c" -q)
+  expect_eq "$(basename "$a")" "static_kernel_20231114221320.run" "name from SOURCE_DATE_EPOCH"
+  expect_eq "$(sha256sum < "$a")" "$(sha256sum < "$b")" "sha256 of two $c packagings"
+  sh "$a" --check >/dev/null || fail "$c package does not check"
+  sh "$a" --install-path="inst_$c" -q || fail "$c package does not install"
+  expect_eq "$(check_library "inst_$c")" "$kernels" "kernels listed after installing the $c package"
+done
+
+step "an existing package of the same name is never overwritten"
+mkdir -p clash && echo "not ours" > clash/static_kernel_20231114221320.run
+if SOURCE_DATE_EPOCH=1700000000 skb-package out -o clash -q 2>clash.err; then fail "overwrote an existing package"; fi
+expect_eq "$(cat clash/static_kernel_20231114221320.run)" "not ours" "the existing file"
+grep -q "already exists" clash.err || fail "no clear error: $(cat clash.err)"
+
+step "a kernel that does not match its record is never packed"
+cp -r out damaged
+victim=$(ls damaged/kernel_meta/*.so | head -1)
+printf 'X' | dd of="$victim" bs=1 seek=100 conv=notrunc 2>/dev/null
+if skb-package damaged -o damaged_pkg -q 2>damaged.err; then fail "packed a damaged kernel"; fi
+grep -q "$(basename "$victim" .so): binary does not match its record" damaged.err || fail "damaged kernel not named: $(cat damaged.err)"
+[ -z "$(ls damaged_pkg 2>/dev/null)" ] || fail "something was written: $(ls damaged_pkg)"
+rm "$victim"
+if skb-package damaged -o damaged_pkg -q 2>damaged.err; then fail "packed without a kernel"; fi
+grep -q "is missing" damaged.err || fail "missing kernel not named"
+
+step "byte flips anywhere make --check and install fail, writing nothing"
+size=$(stat -c %s "$run")
+header_len=$(sed -n 's/^skb_header_len=//p' "$run" | head -1)
+ioff=$(sed -n 's/^skb_installer_offset=//p' "$run" | head -1)
+poff=$(sed -n 's/^skb_payload_offset=//p' "$run" | head -1)
+positions="0 10 $((header_len / 2)) $((header_len - 2)) $((header_len + 3)) $ioff $((ioff + 5000)) $((poff - 1)) $poff $((poff + 20)) $((size - 1))"
+positions="$positions $(python3 -c "import random; r=random.Random(5); print(' '.join(str(r.randrange($size)) for _ in range(25)))")"
+mkdir -p flip_tmp
+for pos in $positions; do
+  python3 - "$run" flipped.run "$pos" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read()); pos = int(sys.argv[3])
+data[pos] ^= 0x20
+open(sys.argv[2], "wb").write(data)
+PY
+  if TMPDIR=$PWD/flip_tmp sh flipped.run --check >/dev/null 2>&1; then fail "--check accepted a flip at byte $pos"; fi
+  if TMPDIR=$PWD/flip_tmp sh flipped.run --install-path="$PWD/flip_lib" -q >/dev/null 2>&1; then fail "install accepted a flip at byte $pos"; fi
+  [ ! -e flip_lib ] || [ -z "$(find flip_lib -type f)" ] || fail "a flip at byte $pos wrote $(find flip_lib -type f | head -3)"
+  [ -z "$(ls flip_tmp)" ] || fail "a flip at byte $pos left $(ls flip_tmp) in TMPDIR"
+done
+head -c $((size - 7)) "$run" > truncated.run
+if sh truncated.run --check >/dev/null 2>&1; then fail "--check accepted a truncated package"; fi
+{ cat "$run"; printf x; } > extended.run
+if sh extended.run --check >/dev/null 2>&1; then fail "--check accepted trailing bytes"; fi
+echo "    $(echo $positions | wc -w) flips, a truncation and an extension: all refused"
+
+step "installs with env -i PATH=/usr/bin:/bin, no prompt without a terminal"
+env -i PATH=/usr/bin:/bin sh "$run" --install-path="$PWD/envi" </dev/null >/dev/null 2>&1 || fail "env -i install failed"
+expect_eq "$(check_library envi)" "$kernels" "kernels after env -i install"
+[ -z "$(find envi -perm -o+w ! -type l)" ] || fail "world-writable files: $(find envi -perm -o+w | head)"
+
+step "options: unknown ones refused, --list lists every kernel, --extract does not install"
+if sh "$run" --bogus >/dev/null 2>&1; then fail "unknown option accepted"; fi
+sh "$run" --bogus >/dev/null 2>&1 || expect_eq "$?" 2 "exit status of an unknown option"
+expect_eq "$(sh "$run" --list | wc -l)" "$kernels" "kernels listed by --list"
+sh "$run" --version | grep -q "skb" || fail "--version"
+sh "$run" --extract="$PWD/ex" -q || fail "--extract failed"
+expect_eq "$(find ex -name '*.so' | wc -l)" "$kernels" "kernels extracted"
+
+step "/tmp mounted noexec: the installer runs from the next folder that allows it"
+mkdir -p noexec
+if mount -t tmpfs -o noexec,size=64m tmpfs noexec 2>/dev/null; then
+  TMPDIR=$PWD/noexec sh "$run" --install-path="$PWD/nx_lib" -q || { umount noexec; fail "install with a noexec TMPDIR failed"; }
+  umount noexec
+  expect_eq "$(check_library nx_lib)" "$kernels" "kernels after a noexec TMPDIR"
+else
+  echo "    not run: mounting a noexec tmpfs needs root (CI runs as root)"
+fi
+
+step "a read-only install path is a clear error"
+mkdir -p ro && chmod 555 ro
+if [ "$(id -u)" = 0 ]; then ro_run() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }; else ro_run() { "$@"; }; fi
+cp "$run" ro_pkg.run && chmod 644 ro_pkg.run && chmod 755 .
+if ro_run sh ro_pkg.run --install-path="$PWD/ro/lib" 2>ro.err; then fail "installed into a read-only path"; fi
+grep -q "error: .*ro/lib.*cannot create" ro.err || fail "unclear error: $(cat ro.err)"
+echo PASS
