@@ -104,6 +104,12 @@ void Library::clear_journal() {
 }
 
 void Library::publish(const std::vector<std::string>& newest_first) {
+  // Order of writes, so that at every moment every package an index lists is in config.ini and
+  // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
+  std::vector<std::string> both = newest_first;
+  for (const auto& p : read_order())
+    if (std::find(both.begin(), both.end(), p) == both.end()) both.push_back(p);
+  common::write_if_changed(root_ / "config.ini", config_ini(both));
   std::vector<packager::Manifest> manifests;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
     try {
@@ -188,6 +194,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   ensure_layout();
   LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
   recover();
+  ensure_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
 
   fs::path target = root_ / m.package;
   std::string wanted = packager::manifest_json(m);

@@ -43,7 +43,8 @@ class Library {
   void ensure_layout();
   void recover();
   std::vector<std::string> read_order() const;
-  /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`.
+  /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
+  /// the packages it drops must still be on disk (they are removed after).
   void publish(const std::vector<std::string>& newest_first);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);

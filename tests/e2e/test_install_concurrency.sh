@@ -1,0 +1,98 @@
+# Many installers at once (the LOCAL_WORLD_SIZE ranks of a node) and readers of the index
+# meanwhile; uninstall of one package keeps what another one also ships.
+source "$(dirname "$0")/lib.sh"
+export SKB_LOCK_TIMEOUT=120
+
+make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
+make_dump dump_b --ranks 1 --seqs 8,12 --hidden 16 --heads 2
+A=$(SOURCE_DATE_EPOCH=1700000000 build_package dump_a out_a)
+B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
+pa=$(basename "$A" .run); pb=$(basename "$B" .run)
+na=$(json_get out_a/package.json 'j["kernels"]'); nb=$(json_get out_b/package.json 'j["kernels"]')
+step "$pa: $na kernels; $pb: $nb kernels, a superset of its keys"
+
+# Parses every index of a library in a loop until told to stop; fails on any invalid read.
+reader() {
+  python3 - "$(lib_root "$1")" "$2" <<'PY'
+import json, os, sys, time
+root, stop = sys.argv[1], sys.argv[2]; reads = 0; versions = set()
+open(stop + ".ready", "w").close()
+while not os.path.exists(stop):
+    for dirpath, _, files in os.walk(os.path.join(root, "config")):
+        for f in files:
+            if f.endswith(".json"):
+                try:
+                    versions.add(json.dumps(json.load(open(os.path.join(dirpath, f))), sort_keys=True))
+                except FileNotFoundError:
+                    continue
+                except ValueError as e:
+                    print("invalid index read:", f, e); sys.exit(1)
+                reads += 1
+print(reads, len(versions))
+PY
+}
+# Starts a reader in the background and waits until it reads.
+start_reader() {
+  reader "$1" "$2" > "$2.out" & rpid=$!
+  while [ ! -e "$2.ready" ]; do sleep 0.05; done
+}
+stop_reader() {
+  touch "$1"; wait "$rpid" || fail "a reader saw an invalid index"
+  set -- $(cat "$1.out")
+  [ "$1" -gt 0 ] || fail "the reader never read an index"
+  echo "    a reader parsed the index $1 times meanwhile and saw $2 versions of it, all valid"
+}
+
+step "8 installers of one package at once: all succeed, it is installed once"
+mkdir -p lib1/opp/static_kernel/ai_core/config
+start_reader lib1 stop1
+pids=""
+for i in 1 2 3 4 5 6 7 8; do sh "$A" --install-path="$PWD/lib1" -q & pids="$pids $!"; done
+for p in $pids; do wait "$p" || fail "an installer failed"; done
+stop_reader stop1
+expect_eq "$(check_library lib1)" "$na" "kernels listed"
+expect_eq "$(grep -c "$pa" "$(lib_root lib1)/config.ini")" 1 "config.ini mentions of the package"
+
+step "8 forced reinstalls at once, a reader meanwhile: every read valid, one install at the end"
+start_reader lib1 stop1f
+pids=""
+for i in 1 2 3 4 5 6 7 8; do sh "$A" --install-path="$PWD/lib1" --force -q & pids="$pids $!"; done
+for p in $pids; do wait "$p" || fail "a forced installer failed"; done
+stop_reader stop1f
+expect_eq "$(check_library lib1)" "$na" "kernels listed after forced reinstalls"
+
+step "8 installers of two packages at once: both installed, index valid"
+mkdir -p lib2/opp/static_kernel/ai_core/config
+start_reader lib2 stop2
+pids=""
+for i in 1 2 3 4; do sh "$A" --install-path="$PWD/lib2" -q & pids="$pids $!"; sh "$B" --install-path="$PWD/lib2" -q & pids="$pids $!"; done
+for p in $pids; do wait "$p" || fail "an installer failed"; done
+stop_reader stop2
+expect_eq "$(check_library lib2)" "$nb" "kernels listed (the union)"
+grep -q "load_priority=.*$pa" "$(lib_root lib2)/config.ini" && grep -q "load_priority=.*$pb" "$(lib_root lib2)/config.ini" ||
+  fail "config.ini: $(cat "$(lib_root lib2)/config.ini")"
+
+# Prints how many index entries point at each package.
+owners() { python3 -c '
+import json, sys, collections
+c = collections.Counter(k["package"] for e in json.load(open(sys.argv[1])).values() for k in e["staticList"])
+print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$(lib_root "$1")/config/host/binary_info_config.json"; }
+
+step "the package installed last wins; uninstalling it keeps what the other one ships"
+sh "$A" --install-path="$PWD/lib3" -q
+sh "$B" --install-path="$PWD/lib3" -q
+expect_eq "$(owners lib3)" "$pb=$nb" "owners after A then B"
+sh "$(lib_root lib3)/$pb/uninstall.sh" -q || fail "the package's uninstall.sh failed"
+expect_eq "$(owners lib3)" "$pa=$na" "owners after uninstalling B"
+expect_eq "$(check_library lib3)" "$na" "kernels after uninstalling B"
+[ ! -e "$(lib_root lib3)/$pb" ] || fail "B's folder is still there"
+sh "$B" --install-path="$PWD/lib3" -q
+sh "$A" --install-path="$PWD/lib3" --force -q
+expect_eq "$(owners lib3)" "$pa=$na $pb=$((nb - na))" "owners after B then A again"
+sh "$A" --install-path="$PWD/lib3" --uninstall -q
+expect_eq "$(owners lib3)" "$pb=$nb" "owners after uninstalling A with the .run"
+sh "$(lib_root lib3)/uninstall.sh" -q || fail "the library's uninstall.sh failed"
+expect_eq "$(check_library lib3)" 0 "kernels after uninstalling everything"
+[ -z "$(ls -d "$(lib_root lib3)"/static_kernel_* 2>/dev/null)" ] || fail "package folders remain"
+[ -f "$(lib_root lib3)/config/static_kernel.lock" ] || fail "the lock file was deleted"
+echo PASS
