@@ -1,0 +1,78 @@
+#include <gtest/gtest.h>
+
+#include "common/error.h"
+#include "packager/manifest.h"
+
+namespace skb::packager {
+namespace {
+using common::Json;
+
+const std::string kSha(64, 'a');
+
+Manifest sample() {
+  Manifest m;
+  m.package = "static_kernel_20260101000000";
+  m.soc = "host";
+  m.created = "2026-01-01T00:00:00Z";
+  m.skb_version = "0.1.0";
+  m.toolchain = "host";
+  m.toolchain_identity = kSha;
+  m.files = {{"host/Add/Add_1.json", kSha, 10}, {"host/Add/Add_1.so", kSha, 20}};
+  m.kernels = {{"Add_1", "Add", "static", kSha, "skb_kernel", "host/Add/Add_1.so"}};
+  m.installed_size = 30;
+  return m;
+}
+
+std::string error_of(const Json& doc) {
+  try {
+    parse_manifest(doc);
+    return "";
+  } catch (const common::FieldError& e) {
+    return e.describe();
+  }
+}
+
+TEST(Manifest, RoundTrips) {
+  Manifest m = sample();
+  std::string text = manifest_json(m);
+  EXPECT_EQ(manifest_json(parse_manifest(common::parse_json(text))), text);
+}
+
+TEST(Manifest, PathsThatLeaveThePackageAreRejected) {
+  for (const char* bad : {"../host/x", "/etc/passwd", "host/../../x", "host//x", "host/./x", "host/x y", "host/x/"}) {
+    Json d = Json::parse(manifest_json(sample()));
+    d["files"][1]["path"] = bad;
+    EXPECT_NE(error_of(d).find("/files/1/path: expected a relative path"), std::string::npos) << bad;
+  }
+}
+
+TEST(Manifest, FilesMustBeUnderTheSocSortedAndSumToTheSize) {
+  Json d = Json::parse(manifest_json(sample()));
+  d["files"][0]["path"] = "other/Add/Add_1.json";
+  EXPECT_EQ(error_of(d), "/files/0/path: expected a path under the package's soc");
+  d = Json::parse(manifest_json(sample()));
+  std::swap(d["files"][0], d["files"][1]);
+  EXPECT_EQ(error_of(d), "/files/1/path: expected unique paths in sorted order");
+  d = Json::parse(manifest_json(sample()));
+  d["installed_size"] = 31;
+  EXPECT_EQ(error_of(d), "/installed_size: expected the sum of the files' sizes");
+}
+
+TEST(Manifest, KernelBinaryMustBeAListedFile) {
+  Json d = Json::parse(manifest_json(sample()));
+  d["kernels"][0]["bin"] = "host/Add/Add_2.so";
+  EXPECT_EQ(error_of(d), "/kernels/0/bin: expected the path of a file listed in /files");
+}
+
+TEST(Manifest, PackageNamesAreChecked) {
+  EXPECT_TRUE(is_package_name("static_kernel_20261122033000"));
+  EXPECT_FALSE(is_package_name("static_kernel_"));
+  EXPECT_FALSE(is_package_name("static_kernel_../x"));
+  EXPECT_FALSE(is_package_name("other_20261122033000"));
+  Json d = Json::parse(manifest_json(sample()));
+  d["package"] = "../static_kernel_1";
+  EXPECT_EQ(error_of(d), "/package: expected static_kernel_<[A-Za-z0-9_]>");
+}
+
+}  // namespace
+}  // namespace skb::packager

@@ -1,0 +1,31 @@
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "common/sha256.h"
+#include "packager/stub.h"
+
+namespace skb::packager {
+namespace {
+
+std::uint64_t value(const std::string& stub, const std::string& key) {
+  std::smatch m;
+  EXPECT_TRUE(std::regex_search(stub, m, std::regex("\n" + key + "=([0-9]+)\n"))) << key;
+  return std::stoull(m[1]);
+}
+
+TEST(Stub, OffsetsPointRightAfterTheHeaderAndItsHash) {
+  for (std::uint64_t installer : {1ull, 999ull, 6591432ull, 123456789012ull}) {
+    StubInput in{"static_kernel_20260101000000", "host", installer, std::string(64, 'a'), 5, std::string(64, 'b'), 3};
+    std::string stub = make_stub(in);
+    std::uint64_t header = value(stub, "skb_header_len");
+    EXPECT_EQ(stub.size(), header + 65);
+    EXPECT_EQ(value(stub, "skb_installer_offset"), stub.size());
+    EXPECT_EQ(value(stub, "skb_payload_offset"), stub.size() + installer);
+    EXPECT_EQ(stub.substr(header, 64), common::sha256_hex(stub.substr(0, header)));
+    EXPECT_EQ(stub.substr(0, 10), "#!/bin/sh\n");
+  }
+}
+
+}  // namespace
+}  // namespace skb::packager
