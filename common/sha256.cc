@@ -1,6 +1,7 @@
 #include "common/sha256.h"
 
-#include <openssl/evp.h>
+#define OPENSSL_SUPPRESS_DEPRECATED  // SHA256_*: deprecated in 3.0, not removed; see sha256.h
+#include <openssl/sha.h>
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -10,19 +11,18 @@
 
 namespace skb::common {
 
-Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  if (ctx_ == nullptr || EVP_DigestInit_ex(ctx_, EVP_sha256(), nullptr) != 1)
-    throw Error("OpenSSL: cannot initialise SHA-256");
+Sha256::Sha256() : ctx_(new SHA256_CTX) {
+  if (SHA256_Init(ctx_.get()) != 1) throw Error("OpenSSL: cannot initialise SHA-256");
 }
 
-Sha256::~Sha256() { EVP_MD_CTX_free(ctx_); }
+Sha256::~Sha256() = default;
 
-void Sha256::update(const void* data, std::size_t size) { EVP_DigestUpdate(ctx_, data, size); }
+void Sha256::update(const void* data, std::size_t size) { SHA256_Update(ctx_.get(), data, size); }
 
 std::string Sha256::hex() {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx_, digest, &len);
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  const unsigned int len = SHA256_DIGEST_LENGTH;
+  SHA256_Final(digest, ctx_.get());
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(2 * len, '0');
   for (unsigned int i = 0; i < len; ++i) {

@@ -1,14 +1,16 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
-struct evp_md_ctx_st;
+struct SHA256state_st;
 
 namespace skb::common {
 
-/// Incremental SHA-256 (OpenSSL EVP); hex() finishes it.
+/// Incremental SHA-256 (OpenSSL's SHA256_* functions: the same assembly as EVP, without the
+/// provider machinery that would triple the size of the static installer); hex() finishes it.
 class Sha256 {
  public:
   Sha256();
@@ -20,7 +22,7 @@ class Sha256 {
   std::string hex();
 
  private:
-  evp_md_ctx_st* ctx_;
+  std::unique_ptr<SHA256state_st> ctx_;
 };
 
 /// Lower-case hex SHA-256 of a byte string.

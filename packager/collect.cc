@@ -15,13 +15,15 @@ using common::Json;
 
 namespace {
 
-Json read_json(const fs::path& p) {
+Json parse_file(const fs::path& p, const std::string& text) {
   try {
-    return common::parse_json(common::read_file(p, 64 << 20));
+    return common::parse_json(text);
   } catch (const common::FieldError& e) {
     throw Error(fmt::format("{}: {}", p.string(), e.describe()));
   }
 }
+
+Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
 }  // namespace
 
@@ -53,7 +55,8 @@ Collected collect_kernels(const fs::path& build_dir) {
       problems.push_back(fmt::format("{}: not built (no {})", name, record_path.filename().string()));
       continue;
     }
-    Json record = read_json(record_path);
+    std::string record_text = common::read_file(record_path, 1 << 20);
+    Json record = parse_file(record_path, record_text);
     std::string want = record.value("sha256", "");
     std::uintmax_t want_size = record.value("size", std::uintmax_t{0});
     std::error_code ec;
@@ -62,21 +65,23 @@ Collected collect_kernels(const fs::path& build_dir) {
       problems.push_back(fmt::format("{}: binary {} is missing", name, bin_path.filename().string()));
       continue;
     }
-    std::string have = common::sha256_file(bin_path);
-    if (size != want_size || have != want) {
-      problems.push_back(fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", name, have, want));
+    if (size != want_size) {
+      problems.push_back(fmt::format("{}: binary does not match its record (size {}, recorded {})", name, size, want_size));
       continue;
     }
-    std::string signature = common::read_file(info_path, 16 << 20);
+    c.binaries.push_back({name, bin_path, want, size});
+    std::string info_text = common::read_file(info_path, 16 << 20);
+    std::string signature = info_text;
     if (!signature.empty() && signature.back() == '\n') signature.pop_back();
     std::string dir = fmt::format("{}/{}/", m.soc, op);
     PackageKernel pk{name, op, k.value("variant", "static"), common::sha256_hex(signature),
                      record.value("kernelName", "skb_kernel"), dir + name + suffix};
     m.kernels.push_back(pk);
-    for (const fs::path& p : {bin_path, record_path, info_path}) {
-      std::string sha = p == bin_path ? have : common::sha256_file(p);
-      m.files.push_back({dir + p.filename().string(), sha, fs::file_size(p)});
-      c.files.push_back({p, dir + p.filename().string()});
+    m.files.push_back({dir + bin_path.filename().string(), want, size});
+    c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt});
+    for (auto [p, text] : {std::pair{record_path, &record_text}, std::pair{info_path, &info_text}}) {
+      m.files.push_back({dir + p.filename().string(), common::sha256_hex(*text), text->size()});
+      c.files.push_back({p, dir + p.filename().string(), std::move(*text)});
     }
   }
   if (!problems.empty()) {
@@ -90,6 +95,19 @@ Collected collect_kernels(const fs::path& build_dir) {
   std::sort(m.kernels.begin(), m.kernels.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   for (const auto& f : m.files) m.installed_size += f.size;
   return c;
+}
+
+void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t planned) {
+  std::vector<std::string> problems;
+  for (const auto& b : binaries) {
+    std::string have = common::sha256_file(b.binary);
+    if (have != b.sha256)
+      problems.push_back(fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", b.kernel, have, b.sha256));
+  }
+  if (problems.empty()) return;
+  std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), planned);
+  for (const auto& p : problems) text += "\n  " + p;
+  throw Error(text + "\n(they changed after they were built: run ninja again)");
 }
 
 }  // namespace skb::packager

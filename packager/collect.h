@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,17 +12,30 @@ namespace skb::packager {
 struct SourceFile {
   std::filesystem::path source;
   std::string path;
+  std::optional<std::string> data;  // the bytes, when already read (small files)
+};
+
+/// A kernel binary and what its build record says it hashes to.
+struct BinaryCheck {
+  std::string kernel;
+  std::filesystem::path binary;
+  std::string sha256;
+  std::uintmax_t size = 0;
 };
 
 /// Everything a package of one build holds.
 struct Collected {
   Manifest manifest;  // without package name and date
   std::vector<SourceFile> files;  // sorted by path, as manifest.files
+  std::vector<BinaryCheck> binaries;  // what verify_binaries must confirm
 };
 
-/// Reads OUT/plan.json and every planned kernel's record, binary and signature, and verifies
-/// each binary against its record's size and sha256. Throws Error listing every kernel that is
-/// missing or does not match; nothing is packed then.
+/// Reads OUT/plan.json and every planned kernel's record, binary size and signature. The
+/// manifest lists each binary with the sha256 of its record: verify_binaries must confirm it
+/// before the package is published. Throws Error listing every kernel that is not built.
 Collected collect_kernels(const std::filesystem::path& build_dir);
+
+/// Hashes every binary; throws Error listing each one that does not match its record.
+void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t planned);
 
 }  // namespace skb::packager

@@ -72,7 +72,7 @@ void write_payload(const fs::path& out, const std::string& manifest, const std::
   check(w, archive_write_set_bytes_in_last_block(w, 1), "block size");
   check(w, archive_write_open_filename(w, out.c_str()), out.c_str());
   add_entry(w, kManifestName, manifest, mtime);
-  for (const auto& f : files) add_entry(w, f.path, slurp(f.source), mtime);
+  for (const auto& f : files) add_entry(w, f.path, f.data ? *f.data : slurp(f.source), mtime);
   check(w, archive_write_close(w), "close");
 }
 

@@ -46,7 +46,7 @@ struct Args {
 PayloadSource open_payload(const Args& a, int& fd) {
   fd = ::open(a.run_file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw common::Error(fmt::format("{}: cannot open", a.run_file));
-  return PayloadSource{fd, a.payload_offset, a.payload_size, a.payload_sha256};
+  return PayloadSource{fd, a.payload_offset, a.payload_size, a.payload_sha256, a.package_name};
 }
 
 int run(const Args& a, const common::Diag& diag) {

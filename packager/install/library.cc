@@ -179,9 +179,24 @@ void Library::remove_package_locked(const std::string& package) {
   clear_journal();
 }
 
+bool Library::same_payload_installed(const PayloadSource& payload) const {
+  if (!packager::is_package_name(payload.package)) return false;
+  try {
+    std::string recorded = common::read_file(root_ / payload.package / "payload.sha256", 128);
+    if (recorded != payload.sha256 + "\n") return false;
+  } catch (const Error&) {
+    return false;
+  }
+  std::vector<std::string> order = read_order();
+  return std::find(order.begin(), order.end(), payload.package) != order.end();
+}
+
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   verify_payload_hash(payload);
+  if (!o.force && same_payload_installed(payload)) return false;
   packager::Manifest m = read_manifest(payload);
+  if (!payload.package.empty() && payload.package != m.package)
+    throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));
   fs::path probe = existing_ancestor(install_path_);
   struct statvfs vfs;
   if (::statvfs(probe.c_str(), &vfs) == 0) {
@@ -195,6 +210,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
   recover();
   ensure_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
+  if (!o.force && same_payload_installed(payload)) return false;
 
   fs::path target = root_ / m.package;
   std::string wanted = packager::manifest_json(m);
@@ -215,6 +231,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
     common::write_atomic(staging / packager::kManifestName, wanted);
+    common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n");
   } catch (...) {
     remove_tree(staging);
     throw;

@@ -40,6 +40,9 @@ class Library {
   void uninstall_all(const LibraryOptions& options);
 
  private:
+  /// The very same payload is installed: its package folder records this payload's sha256 and
+  /// config.ini lists it. Reads two small files; needs no lock (a snapshot is enough).
+  bool same_payload_installed(const PayloadSource& payload) const;
   void ensure_layout();
   void recover();
   std::vector<std::string> read_order() const;

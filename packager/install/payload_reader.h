@@ -20,6 +20,7 @@ struct PayloadSource {
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
   std::string sha256;
+  std::string package;  // the package name the .run's (verified) header gives, when known
 };
 
 /// Checks the SHA-256 of the payload's bytes; throws VerifyError.

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Generator benchmark: prints, on a generated dump of ~100,000 op-statistics files,
+skb-generate's wall time as a ratio to `cat` of the same files (target <= 3 on 2 cores) and its
+peak memory (target <= 500 MB); and, on a 10,000-kernel graph, the time of a no-op `ninja` and
+of a no-op regeneration, with the manifest's size.
+usage: bench_generator.py BUILD_DIR [WORK_DIR] [--files N] [--repeat R]"""
+import argparse, os, shutil, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import peak_rss_mib, ratio, row, stats, timed, write_json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MAKE_DUMP = os.path.join(HERE, "..", "tools", "make_dump.py")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("work", nargs="?", default=None)
+    ap.add_argument("--files", type=int, default=100000)
+    ap.add_argument("--kernels", type=int, default=10000)
+    ap.add_argument("--repeat", type=int, default=3)
+    a = ap.parse_args()
+    gen = os.path.join(os.path.abspath(a.build), "bin", "skb-generate")
+    work = os.path.abspath(a.work or os.path.join(a.build, "bench-generator"))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    figures = {}
+
+    # ~100k files: 8 ranks, each the same records `repeat` times (layers), 21 records per shape.
+    ranks, per_shape = 8, 21
+    seqs = list(range(8, 8 + 4 * 30, 4))  # 30 sequence lengths
+    shapes = len(seqs) * 2 * 2              # x 2 batches x 2 dtypes
+    repeat = max(1, round(a.files / (ranks * per_shape * shapes)))
+    dump = os.path.join(work, "dump")
+    subprocess.run([sys.executable, MAKE_DUMP, dump, "--ranks", str(ranks), "--seqs", ",".join(map(str, seqs)),
+                    "--batches", "1,2", "--dtypes", "float16,bfloat16", "--hidden", "16", "--heads", "2",
+                    "--repeat", str(repeat)], check=True)
+    files = []
+    for root, _, names in os.walk(dump):
+        files += [os.path.join(root, n) for n in names]
+    list_file = os.path.join(work, "files.txt")
+    with open(list_file, "w") as f:
+        f.write("\n".join(files) + "\n")
+    print("%d files in %s" % (len(files), dump))
+    cat = ["sh", "-c", "xargs cat < %s > /dev/null" % list_file]
+    generate = [gen, "-p", dump, "-o", os.path.join(work, "out"), "--no-package", "--quiet"]
+    timed(cat, 1)  # warm the page cache
+    base, ours = [], []
+    for _ in range(a.repeat):  # paired runs, so that the ratio compares like with like
+        shutil.rmtree(os.path.join(work, "out"), ignore_errors=True)
+        base += timed(cat, 1)
+        ours += timed(generate, 1)
+    mem = peak_rss_mib(generate)
+    figures["generate_100k"] = {"files": len(files), "cat_seconds": stats(base), "generate_seconds": stats(ours),
+                                "ratio_to_cat": ratio(ours, base), "peak_rss_mib": mem}
+
+    # A 10,000-kernel graph, built with a toolchain whose "compiler" copies a file: what is
+    # measured is ninja and the generator, not a compiler.
+    tc_dir = os.path.join(work, "copytc")
+    os.makedirs(tc_dir)
+    with open(os.path.join(tc_dir, "k.cc"), "w") as f:
+        f.write("// stands for a kernel\n")
+    with open(os.path.join(tc_dir, "copy.json"), "w") as f:
+        f.write('{"name": "copy", "compiler": "cp", "command": ["{compiler}", "{src}", "{out}"], "suffix": ".so", '
+                '"entry": "skb_kernel", "template_dir": ".", "default_soc": "host", '
+                '"ops": {"Relu": {"template": "k.cc", "dtypes": ["float16"]}}}')
+    kdump = os.path.join(work, "kdump")
+    os.makedirs(kdump)
+    for i in range(a.kernels):
+        shape = [1 + i // 100, 1 + i % 100]
+        t = {"dtype": "float16", "format": "ND", "index": 0, "is_view": False, "name": "x", "origin_format": "ND",
+             "origin_shape": shape, "param_type": "required", "shape": shape, "value_depend": False}
+        rec = {"op_type": "Relu", "inputs": [t], "outputs": [dict(t, name="y")], "attrs": []}
+        with open(os.path.join(kdump, "Relu_%d.json" % i), "w") as f:
+            f.write(str(rec).replace("'", '"').replace("False", "false"))
+    kout = os.path.join(work, "kout")
+    kgen = [gen, "-p", kdump, "-o", kout, "--toolchain", os.path.join(tc_dir, "copy.json"), "--no-package", "--quiet"]
+    subprocess.run(kgen, check=True)
+    subprocess.run(["ninja", "-C", kout, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    noop = timed(["ninja", "-C", kout], max(5, a.repeat))
+    regen = timed(kgen, max(3, a.repeat))
+    out = subprocess.run(["ninja", "-C", kout], check=True, capture_output=True, text=True).stdout
+    assert "no work to do" in out, out
+    size = os.path.getsize(os.path.join(kout, "build.ninja"))
+    figures["graph_10k"] = {"kernels": a.kernels, "manifest_bytes": size, "noop_ninja_seconds": stats(noop),
+                            "noop_regenerate_seconds": stats(regen)}
+
+    print()
+    g = figures["generate_100k"]
+    print("generator, %d files (%d ranks), %d repeats:" % (len(files), ranks, a.repeat))
+    row("  skb-generate / cat of the same files", g["ratio_to_cat"], "<= 3")
+    row("  cat seconds", g["cat_seconds"], unit="s")
+    row("  skb-generate seconds", g["generate_seconds"], unit="s")
+    print("  %-46s %.1f MiB  (target <= 500 MB)" % ("skb-generate peak memory", mem))
+    print("%d-kernel graph, build.ninja %.2f MB:" % (a.kernels, size / 1e6))
+    row("  no-op ninja seconds", figures["graph_10k"]["noop_ninja_seconds"], unit="s")
+    row("  no-op regeneration seconds", figures["graph_10k"]["noop_regenerate_seconds"], unit="s")
+    write_json(os.path.join(work, "figures.json"), figures)
+
+
+if __name__ == "__main__":
+    main()

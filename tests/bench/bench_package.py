@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Packager benchmark: for a package of thousands of kernels, prints packaging time as a ratio
+to `tar -czf` of the same files (target <= 1.3), install time as a ratio to `tar -xzf` of the
+payload (target <= 2, verification included), and 8 concurrent installs of the package into one
+library as a ratio to one install (target <= 1.3).
+usage: bench_package.py BUILD_DIR [WORK_DIR] [--kernels N] [--repeat R]"""
+import argparse, glob, os, shutil, subprocess, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ratio, row, stats, timed, write_json
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("work", nargs="?", default=None)
+    ap.add_argument("--kernels", type=int, default=3000)
+    ap.add_argument("--repeat", type=int, default=5)
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    work = os.path.abspath(a.work or os.path.join(build, "bench-package"))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+
+    # Thousands of kernels of realistic size: a "compiler" that copies one real host kernel and
+    # appends the kernel's first define, so that every binary differs.
+    real = os.path.join(work, "real")
+    os.makedirs(os.path.join(real, "dump"))
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "tools", "make_dump.py"),
+                    os.path.join(real, "dump"), "--ranks", "1", "--hidden", "64"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([os.path.join(build, "bin", "skb-generate"), "-p", os.path.join(real, "dump"), "-o", real,
+                    "--no-package", "-q"], check=True)
+    subprocess.run(["ninja", "-C", real, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    sample = sorted(glob.glob(os.path.join(real, "kernel_meta", "MatMulV2_*.so")))[0]
+    tc = os.path.join(work, "tc")
+    os.makedirs(tc)
+    open(os.path.join(tc, "k.cc"), "w").write("// stands for a kernel\n")
+    open(os.path.join(tc, "fake.json"), "w").write(
+        '{"name": "fakecc", "compiler": "sh", "identify": ["sh", "-c", "echo fakecc"], "command": ["{compiler}", "-c", "cat %s > \\"$1\\" && echo \\"$2\\" >> \\"$1\\"", '
+        '"{src}", "{out}", "{defines}"], "suffix": ".so", "entry": "skb_kernel", "template_dir": ".", '
+        '"default_soc": "host", "ops": {"Relu": {"template": "k.cc", "dtypes": ["float16"]}}}' % sample)
+    dump = os.path.join(work, "dump")
+    os.makedirs(dump)
+    for i in range(a.kernels):
+        shape = [1 + i // 100, 1 + i % 100]
+        t = '{"dtype": "float16", "format": "ND", "index": 0, "is_view": false, "name": "%s", "origin_format": "ND", ' \
+            '"origin_shape": %s, "param_type": "required", "shape": %s, "value_depend": false}'
+        open(os.path.join(dump, "Relu_%d.json" % i), "w").write(
+            '{"op_type": "Relu", "attrs": [], "inputs": [%s], "outputs": [%s]}' % (t % ("x", shape, shape), t % ("y", shape, shape)))
+    out = os.path.join(work, "out")
+    subprocess.run([os.path.join(build, "bin", "skb-generate"), "-p", dump, "-o", out, "--toolchain",
+                    os.path.join(tc, "fake.json"), "--no-package", "-q"], check=True)
+    subprocess.run(["ninja", "-C", out, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    kdir = os.path.join(out, "kernel_meta")
+    nbytes = sum(os.path.getsize(p) for p in glob.glob(kdir + "/*"))
+    print("%d kernels, %.1f MB in kernel_meta" % (a.kernels, nbytes / 1e6))
+
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    pkg_dir = os.path.join(work, "pkg")
+    def clean_pkg():
+        shutil.rmtree(pkg_dir, ignore_errors=True)
+        os.sync()
+    tar_c, ours_c = [], []
+    for _ in range(a.repeat):
+        tar_c += timed(["tar", "-czf", os.path.join(work, "ref.tgz"), "-C", out, "kernel_meta"], 1, setup=os.sync)
+        ours_c += timed([os.path.join(build, "bin", "skb-package"), out, "-o", pkg_dir, "-q"], 1, setup=clean_pkg, env=env)
+    run = glob.glob(pkg_dir + "/*.run")[0]
+    text = open(run, "rb").read(8192).decode("latin-1")
+    poff = int(text.split("skb_payload_offset=")[1].split("\n")[0])
+    payload = os.path.join(work, "payload.tgz")
+    with open(run, "rb") as f, open(payload, "wb") as p:
+        f.seek(poff)
+        shutil.copyfileobj(f, p)
+
+    xdir = os.path.join(work, "x")
+    lib = os.path.join(work, "lib")
+    # Both sides start from the same state: the previous tree removed and the removal synced
+    # (ext4 creates files slower right after deletes that are not yet committed).
+    def fresh_x():
+        shutil.rmtree(xdir, ignore_errors=True)
+        os.makedirs(xdir)
+        os.sync()
+    def fresh_lib():
+        shutil.rmtree(lib, ignore_errors=True)
+        os.sync()
+    tar_x, ours_x = [], []
+    for _ in range(a.repeat):
+        tar_x += timed(["tar", "-xzf", payload, "-C", xdir], 1, setup=fresh_x)
+        ours_x += timed(["sh", run, "--install-path=" + lib, "-q"], 1, setup=fresh_lib)
+
+    def concurrent(n):
+        fresh_lib()
+        t = time.perf_counter()
+        procs = [subprocess.Popen(["sh", run, "--install-path=" + lib, "-q"]) for _ in range(n)]
+        for p in procs:
+            assert p.wait() == 0
+        return time.perf_counter() - t
+    one, eight = [], []
+    for _ in range(a.repeat):
+        one.append(concurrent(1))
+        eight.append(concurrent(8))
+
+    figures = {"kernels": a.kernels, "kernel_bytes": nbytes, "run_bytes": os.path.getsize(run),
+               "package_vs_tar_czf": ratio(ours_c, tar_c), "install_vs_tar_xzf": ratio(ours_x, tar_x),
+               "concurrent8_vs_1": ratio(eight, one), "tar_czf_seconds": stats(tar_c), "package_seconds": stats(ours_c),
+               "tar_xzf_seconds": stats(tar_x), "install_seconds": stats(ours_x), "install1_seconds": stats(one),
+               "install8_seconds": stats(eight)}
+    print()
+    print("packager, %d kernels (%.1f MB), .run %.1f MB, %d repeats:" % (a.kernels, nbytes / 1e6, os.path.getsize(run) / 1e6, a.repeat))
+    row("  skb-package / tar -czf of the same files", figures["package_vs_tar_czf"], "<= 1.3")
+    row("  install (verification included) / tar -xzf", figures["install_vs_tar_xzf"], "<= 2")
+    row("  8 concurrent installs / 1 install", figures["concurrent8_vs_1"], "<= 1.3")
+    row("  tar -czf seconds", figures["tar_czf_seconds"], unit="s")
+    row("  skb-package seconds", figures["package_seconds"], unit="s")
+    row("  tar -xzf seconds", figures["tar_xzf_seconds"], unit="s")
+    row("  install seconds", figures["install_seconds"], unit="s")
+    write_json(os.path.join(work, "figures.json"), figures)
+
+
+if __name__ == "__main__":
+    main()

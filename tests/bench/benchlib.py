@@ -1,0 +1,49 @@
+"""Helpers of the benchmarks: timing commands, peak memory of a child, min/median/max."""
+import json, os, resource, statistics, subprocess, sys, time
+
+
+def run(cmd, **kw):
+    """Runs cmd; returns (seconds, peak RSS of the child in MiB)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, **kw)
+    secs = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return secs, max(after, before) / 1024.0
+
+
+def peak_rss_mib(cmd, **kw):
+    """Peak RSS of one run of cmd, measured by GNU time (independent of earlier children)."""
+    out = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, **kw).stderr.strip().splitlines()[-1]
+    return int(out) / 1024.0
+
+
+def timed(cmd, repeat, setup=None, **kw):
+    """Seconds of `repeat` runs of cmd (setup runs before each, untimed)."""
+    out = []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        out.append(run(cmd, **kw)[0])
+    return out
+
+
+def stats(xs):
+    return {"min": min(xs), "median": statistics.median(xs), "max": max(xs)}
+
+
+def ratio(xs, base):
+    """Ratios of paired runs (x_i / base_i), summarised."""
+    return stats([x / b for x, b in zip(xs, base)])
+
+
+def row(name, r, target=None, unit="x"):
+    t = "" if target is None else "  (target %s)" % target
+    print("%-48s min %7.3f%s  median %7.3f%s  max %7.3f%s%s" % (name, r["min"], unit, r["median"], unit, r["max"], unit, t))
+
+
+def write_json(path, data):
+    with open(path, "w") as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+    print("figures written to", path)
