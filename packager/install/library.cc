@@ -179,6 +179,16 @@ void Library::remove_package_locked(const std::string& package) {
   clear_journal();
 }
 
+bool Library::recovery_pending() const {
+  if (fs::exists(root_ / "config" / "transaction.json")) return true;
+  std::error_code ec;
+  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) return true;
+  }
+  return false;
+}
+
 bool Library::same_payload_installed(const PayloadSource& payload) const {
   if (!packager::is_package_name(payload.package)) return false;
   try {
@@ -193,7 +203,7 @@ bool Library::same_payload_installed(const PayloadSource& payload) const {
 
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   verify_payload_hash(payload);
-  if (!o.force && same_payload_installed(payload)) return false;
+  if (!o.force && !recovery_pending() && same_payload_installed(payload)) return false;
   packager::Manifest m = read_manifest(payload);
   if (!payload.package.empty() && payload.package != m.package)
     throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));

@@ -43,6 +43,8 @@ class Library {
   /// The very same payload is installed: its package folder records this payload's sha256 and
   /// config.ini lists it. Reads two small files; needs no lock (a snapshot is enough).
   bool same_payload_installed(const PayloadSource& payload) const;
+  /// An interrupted change waits to be finished: a journal, or staging or trash folders.
+  bool recovery_pending() const;
   void ensure_layout();
   void recover();
   std::vector<std::string> read_order() const;
