@@ -57,6 +57,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--compression", o.compression, "Package payload compression: gzip, zstd or xz")
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
+  app.add_option("--depfile", o.depfile, "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
 

@@ -80,6 +80,7 @@ std::vector<std::string> regenerate_args(const Options& o) {
   if (o.with_dynamic) args.push_back("--dynamic");
   if (!o.package) args.push_back("--no-package");
   if (o.compression != "gzip") args.insert(args.end(), {"--compression", o.compression});
+  if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
   args.push_back("--quiet");
   return args;
 }
@@ -138,6 +139,22 @@ Outcome generate(const Options& o, const common::Diag& diag) {
 
   common::write_if_changed(out / "plan.json", plan_json(plan, tc));
   common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc));
+  if (!o.depfile.empty()) {
+    // For a build that runs this generation as one step (CMake's DEPFILE): its output is the
+    // package note, or build.ninja when there is no packaging step.
+    auto escape = [](const std::string& p) {
+      std::string e;
+      for (char c : p) {
+        if (c == ' ' || c == '\\' || c == '#') e += '\\';
+        if (c == '$') e += '$';
+        e += c;
+      }
+      return e;
+    };
+    std::string text = escape((out / (in.skb_package.empty() ? "build.ninja" : "package.json")).string()) + ":";
+    for (const auto& p : in.regen_inputs) text += " \\\n  " + escape(p.string());
+    common::write_if_changed(fs::absolute(o.depfile), text + "\n");
+  }
   Outcome outcome;
   outcome.manifest_written = common::write_if_changed(out / "build.ninja", write_manifest(plan, tc, in));
   outcome.files_rejected = scan.rejected.size();

@@ -19,6 +19,7 @@ struct Options {
   bool package = true;              // end the graph with the packaging step
   std::string compression = "gzip";  // of the package payload
   unsigned threads = 0;  // 0: one per core
+  std::filesystem::path depfile;  // optional: a Make-style depfile of what the generation read
 };
 
 /// What a generation did, for the caller and its tests.

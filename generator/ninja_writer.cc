@@ -103,7 +103,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("  pool = package");
     line("  restat = 1");
     line("");
-    line("build package.json: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
+    line("build package.json | static_kernel.run: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
     line("");
     all += " package.json";
   }

@@ -74,6 +74,18 @@ void append_file(std::FILE* out, const fs::path& in, const fs::path& out_path) {
     if (std::fwrite(buf, 1, n, out) != n) throw Error(fmt::format("{}: write failed: {}", out_path.string(), std::strerror(errno)));
 }
 
+// OUT/static_kernel.run: a hard link to the newest package, replaced by rename, for build
+// systems that need a name known in advance (the CMake module's OUTPUT_VARIABLE).
+void link_latest(const PackageResult& r) {
+  fs::path latest = r.run.parent_path() / "static_kernel.run";
+  fs::path tmp = r.run.parent_path() / fmt::format(".static_kernel.run.tmp.{}", ::getpid());
+  ::unlink(tmp.c_str());
+  if (::link(r.run.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), latest.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("{}: cannot link to {}: {}", latest.string(), r.run.string(), std::strerror(errno)));
+  }
+}
+
 void write_stamp(const fs::path& stamp, const PackageResult& r) {
   common::Json j = {{"run", r.run.string()}, {"package", r.package}, {"sha256", r.sha256}, {"size", r.size},
                     {"kernels", r.kernels}};
@@ -177,7 +189,10 @@ PackageResult make_package(const PackageOptions& o) {
   } else {
     throw Error(fmt::format("{}: cannot publish: {}", r.run.string(), std::strerror(errno)));
   }
-  if (!o.stamp.empty()) write_stamp(o.stamp, r);
+  if (!o.stamp.empty()) {
+    link_latest(r);
+    write_stamp(o.stamp, r);
+  }
   return r;
 }
 

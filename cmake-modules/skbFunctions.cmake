@@ -1,0 +1,87 @@
+# skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
+#                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
+#                        [OUTPUT_VARIABLE <var>])
+#
+# Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
+# static-shape kernel per distinct op call and packages them. The package is
+# ${CMAKE_CURRENT_BINARY_DIR}/<name>/static_kernel.run (a hard link to the newest
+# static_kernel_<YYYYMMDDHHMMSS>.run beside it); OUTPUT_VARIABLE receives that path, for
+# install(FILES) or other targets' DEPENDS.
+#
+# Inside the outer build it is one step: it reruns only when a dump folder, the toolchain or
+# skb changes (a depfile written by skb-generate says which), compiles only new kernels, runs
+# in the console pool with JOBS parallel compiles (default: the number of cores), and fails
+# the outer build with skb-generate's errors.
+function(skb_add_static_kernels name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): missing values for: ${arg_KEYWORDS_MISSING_VALUES}")
+  endif()
+  if(NOT arg_OP_PARAMS)
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): OP_PARAMS is required (one or more op-statistics folders)")
+  endif()
+  if(NOT TARGET skb::generate OR NOT TARGET skb::package)
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): skb::generate and skb::package are missing; "
+                        "call find_package(skb CONFIG REQUIRED) first")
+  endif()
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): needs a Ninja generator (its step depends on a depfile)")
+  endif()
+
+  set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
+  set(gen_args -o "${out}" --quiet --depfile "${out}/skb.d")
+  foreach(dir IN LISTS arg_OP_PARAMS)
+    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND gen_args -p "${dir}")
+  endforeach()
+  if(arg_TOOLCHAIN)
+    if(arg_TOOLCHAIN MATCHES "/|\\.json$")
+      get_filename_component(arg_TOOLCHAIN "${arg_TOOLCHAIN}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+    list(APPEND gen_args --toolchain "${arg_TOOLCHAIN}")
+  endif()
+  if(arg_SOC)
+    list(APPEND gen_args --soc "${arg_SOC}")
+  endif()
+  foreach(word IN LISTS arg_LAUNCHER)
+    list(APPEND gen_args --launcher "${word}")
+  endforeach()
+  if(arg_COMPRESSION)
+    list(APPEND gen_args --compression "${arg_COMPRESSION}")
+  endif()
+  if(arg_STRICT)
+    list(APPEND gen_args --strict)
+  endif()
+  set(jobs "${arg_JOBS}")
+  if(NOT jobs)
+    cmake_host_system_information(RESULT jobs QUERY NUMBER_OF_LOGICAL_CORES)
+  endif()
+  if(CMAKE_MAKE_PROGRAM MATCHES "ninja")
+    set(ninja "${CMAKE_MAKE_PROGRAM}")
+  else()
+    find_program(ninja NAMES ninja ninja-build REQUIRED)
+  endif()
+
+  # The depfile names absolute paths; CMP0116 (NEW) has CMake hand it to Ninja correctly.
+  cmake_policy(PUSH)
+  if(POLICY CMP0116)
+    cmake_policy(SET CMP0116 NEW)
+  endif()
+  add_custom_command(
+    OUTPUT "${out}/package.json" "${out}/static_kernel.run"
+    COMMAND skb::generate ${gen_args}
+    COMMAND "${ninja}" -C "${out}" -j "${jobs}" --quiet
+    DEPENDS skb::generate skb::package
+    DEPFILE "${out}/skb.d"
+    USES_TERMINAL
+    COMMENT "Building static kernels of ${name}"
+    VERBATIM)
+  cmake_policy(POP)
+  add_custom_target(${name} ALL DEPENDS "${out}/package.json" "${out}/static_kernel.run")
+  if(arg_OUTPUT_VARIABLE)
+    set(${arg_OUTPUT_VARIABLE} "${out}/static_kernel.run" PARENT_SCOPE)
+  endif()
+endfunction()

@@ -1,0 +1,81 @@
+# find_package(skb CONFIG) and skb_add_static_kernels in a consumer project, built with real
+# CMake and Ninja against an installed skb and against skb's build tree.
+source "$(dirname "$0")/lib.sh"
+SKB_BUILD=$(dirname "$SKB_BIN")
+
+step "cmake --install skb into a prefix"
+cmake --install "$SKB_BUILD" --prefix "$PWD/prefix" >/dev/null
+for f in bin/skb-generate bin/skb-package libexec/skb/skb-install share/skb/templates/toolchains/host.json \
+         lib/cmake/skb/skbConfig.cmake lib/cmake/skb/skbConfigVersion.cmake lib/cmake/skb/skbFunctions.cmake; do
+  [ -e "prefix/$f" ] || fail "not installed: $f"
+done
+# no path of the source or build tree in the programs' data (debug info may name them)
+for exe in skb-generate skb-package; do
+  objcopy -O binary --only-section=.rodata "prefix/bin/$exe" "$exe.rodata"
+  if grep -qsF -e "$SKB_SOURCE" -e "$SKB_BUILD" "$exe.rodata"; then fail "a tree's path is compiled into $exe"; fi
+done
+
+cp -r "$SKB_SOURCE/tests/cmake-consumer" consumer
+configure() { cmake -S consumer -B "$1" -G Ninja "${@:2}" >"$1.configure.log" 2>&1; }
+
+step "the consumer builds a .run that installs"
+configure build -DCMAKE_PREFIX_PATH="$PWD/prefix" || fail "configure: $(tail -5 build.configure.log)"
+cmake --build build >build1.log 2>&1 || fail "build: $(tail -20 build1.log)"
+run=build/model_kernels/static_kernel.run
+[ -f "$run" ] || fail "no $run"
+planned=$(json_get build/model_kernels/summary.json 'j["planned_total"]')
+sh "$run" --install-path="$PWD/lib" -q || fail "the .run does not install"
+expect_eq "$(check_library lib)" "$planned" "kernels installed from the consumer's .run"
+[ -f build/model_kernels.checked ] || fail "the step that uses the .run did not run"
+grep -q -- "-j 2" build/build.ninja || fail "the inner build is not bounded by JOBS"
+grep -q "pool = console" build/build.ninja || fail "the inner build is not in the console pool"
+
+step "a second build does nothing"
+cmake --build build >build2.log 2>&1
+expect_eq "$(tail -1 build2.log)" "ninja: no work to do." "second outer build"
+
+step "a new op-statistics file compiles exactly one kernel and repackages"
+touch marker; sleep 1
+python3 - consumer/op_stats <<'PY'
+import json, os, sys
+src = sorted(f for f in os.listdir(sys.argv[1]) if f.startswith("Relu_"))[0]
+r = json.load(open(os.path.join(sys.argv[1], src)))
+for t in r["inputs"] + r["outputs"]:
+    t["shape"] = t["origin_shape"] = [5, 7]
+json.dump(r, open(os.path.join(sys.argv[1], "Relu_float16_ND_5_7_99.json"), "w"), indent=2)
+PY
+old_pkg=$(json_get build/model_kernels/package.json 'j["run"]')
+cmake --build build >build3.log 2>&1 || fail "build after a new file: $(tail -20 build3.log)"
+expect_eq "$(find build/model_kernels/kernel_meta -name '*.json' -newer marker | wc -l)" 1 "kernels compiled"
+[ "$(json_get build/model_kernels/package.json 'j["run"]')" != "$old_pkg" ] || fail "not repackaged"
+expect_eq "$(sh "$run" --list | wc -l)" "$((planned + 1))" "kernels in the new package"
+cmake --build build >build4.log 2>&1
+expect_eq "$(tail -1 build4.log)" "ninja: no work to do." "outer build after the new file"
+
+step "errors of the generator reach the outer build and fail it"
+configure strict -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_STRICT=ON || fail "configure strict"
+echo '{"op_type": "Add", "inputs": [' > consumer/op_stats/Bad_1.json
+if cmake --build strict >strict.log 2>&1; then fail "the outer build passed with a bad file under STRICT"; fi
+grep -q "skb-generate: error: .*Bad_1.json: /: expected valid JSON" strict.log || fail "error not shown: $(tail -5 strict.log)"
+rm consumer/op_stats/Bad_1.json
+
+step "find_package works from skb's build tree, and checks the version"
+configure tree -Dskb_DIR="$SKB_BUILD" || fail "configure against the build tree: $(tail -5 tree.configure.log)"
+cmake --build tree >tree.log 2>&1 || fail "build against the build tree: $(tail -10 tree.log)"
+if configure toonew -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_VERSION=9.0; then fail "accepted skb 0.x for 9.0"; fi
+grep -q "version" toonew.configure.log || fail "no version message"
+
+step "bad arguments are reported by the function"
+mkdir -p badargs
+cat > badargs/CMakeLists.txt <<CM
+cmake_minimum_required(VERSION 3.20)
+project(badargs NONE)
+find_package(skb CONFIG REQUIRED PATHS "$PWD/prefix" NO_DEFAULT_PATH)
+skb_add_static_kernels(k BOGUS 1 OP_PARAMS x)
+CM
+if cmake -S badargs -B badargs/b -G Ninja >badargs.log 2>&1; then fail "accepted an unknown argument"; fi
+grep -q "skb_add_static_kernels(k): unknown arguments: BOGUS;1" badargs.log || fail "unclear: $(cat badargs.log)"
+sed -i 's/skb_add_static_kernels(k BOGUS 1 OP_PARAMS x)/skb_add_static_kernels(k JOBS 2)/' badargs/CMakeLists.txt
+if cmake -S badargs -B badargs/b2 -G Ninja >badargs2.log 2>&1; then fail "accepted a call without OP_PARAMS"; fi
+grep -q "skb_add_static_kernels(k): OP_PARAMS is required" badargs2.log || fail "unclear: $(cat badargs2.log)"
+echo PASS
