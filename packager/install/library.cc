@@ -37,13 +37,6 @@ void remove_tree(const fs::path& p) {
   fs::remove_all(p, ec);  // remove_all does not follow symlinks
 }
 
-// The first existing ancestor of p (for free-space checks before anything exists).
-fs::path existing_ancestor(fs::path p) {
-  std::error_code ec;
-  while (!p.empty() && !fs::exists(p, ec) && p != p.root_path()) p = p.parent_path();
-  return p.empty() ? fs::path(".") : p;
-}
-
 // internal: options for the installer itself; args: the user's options, after `--`.
 std::string uninstall_script(const std::string& what, const std::string& internal, const std::string& args,
                              int levels_up) {
@@ -202,25 +195,26 @@ bool Library::same_payload_installed(const PayloadSource& payload) const {
 }
 
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
-  verify_payload_hash(payload);
+  verify_payload_hash(payload);  // before anything is written: a damaged package changes nothing
   if (!o.force && !recovery_pending() && same_payload_installed(payload)) return false;
-  packager::Manifest m = read_manifest(payload);
-  if (!payload.package.empty() && payload.package != m.package)
-    throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));
-  fs::path probe = existing_ancestor(install_path_);
-  struct statvfs vfs;
-  if (::statvfs(probe.c_str(), &vfs) == 0) {
-    std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-    std::uint64_t need = m.installed_size + m.installed_size / 10 + (1 << 20);
-    if (avail < need)
-      throw Error(fmt::format("{}: {} bytes free, {} needed to install {}; nothing was changed", probe.string(), avail,
-                              need, m.package));
-  }
+  // The lock comes before the manifest is read: installers that will find the package
+  // installed by another one (the ranks of a node) wait without parsing it.
   ensure_layout();
   LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
   recover();
-  ensure_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
   if (!o.force && same_payload_installed(payload)) return false;
+  packager::Manifest m = read_manifest(payload);
+  if (!payload.package.empty() && payload.package != m.package)
+    throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));
+  struct statvfs vfs;
+  if (::statvfs(root_.c_str(), &vfs) == 0) {
+    std::uint64_t avail = static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+    std::uint64_t need = m.installed_size + m.installed_size / 10 + (1 << 20);
+    if (avail < need)
+      throw Error(fmt::format("{}: {} bytes free, {} needed to install {}; nothing was changed", root_.string(), avail,
+                              need, m.package));
+  }
+  ensure_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
 
   fs::path target = root_ / m.package;
   std::string wanted = packager::manifest_json(m);
