@@ -3,9 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <system_error>
 #include <utility>
 
@@ -75,10 +75,8 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode)
     if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
     try {
       write_all(fd.get(), content, tmp);
-      if (::fsync(fd.get()) != 0)
-        throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
-      if (::close(fd.release()) != 0)
-        throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
+      if (::fsync(fd.get()) != 0) throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
+      if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
     } catch (...) {
       ::unlink(tmp.c_str());
       throw;

@@ -1,7 +1,7 @@
 #include "common/json_input.h"
 
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 #include <limits>
 
 #include "common/error.h"
@@ -11,15 +11,23 @@ namespace skb::common {
 namespace {
 const char* type_name(const Json& v) {
   switch (v.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "an object";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
     case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned: return "an integer";
-    case Json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case Json::value_t::number_unsigned:
+      return "an integer";
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -29,12 +37,10 @@ struct TooDeep {};
 Json parse_json(std::string_view text, int max_depth) {
   if (text.empty()) throw FieldError("", "expected a JSON document, found an empty file");
   try {
-    return Json::parse(
-        text.begin(), text.end(),
-        [max_depth](int depth, Json::parse_event_t, Json&) {
-          if (depth > max_depth) throw TooDeep{};
-          return true;
-        });
+    return Json::parse(text.begin(), text.end(), [max_depth](int depth, Json::parse_event_t, Json&) {
+      if (depth > max_depth) throw TooDeep{};
+      return true;
+    });
   } catch (const TooDeep&) {
     throw FieldError("", fmt::format("expected JSON nested at most {} levels deep", max_depth));
   } catch (const Json::parse_error& e) {
@@ -49,9 +55,12 @@ Json parse_json(std::string_view text, int max_depth) {
 std::string pointer_token(std::string_view key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -64,9 +73,7 @@ void Field::expect_object() const {
   if (!value_->is_object()) fail("an object");
 }
 
-bool Field::has(std::string_view key) const {
-  return value_->is_object() && value_->find(key) != value_->end();
-}
+bool Field::has(std::string_view key) const { return value_->is_object() && value_->find(key) != value_->end(); }
 
 Field Field::at(std::string_view key) const {
   expect_object();
@@ -83,9 +90,7 @@ std::size_t Field::array_size(std::size_t max_size) const {
   return value_->size();
 }
 
-Field Field::at(std::size_t index) const {
-  return Field((*value_)[index], fmt::format("{}/{}", pointer_, index));
-}
+Field Field::at(std::size_t index) const { return Field((*value_)[index], fmt::format("{}/{}", pointer_, index)); }
 
 std::string Field::string(std::size_t max_length) const {
   if (!value_->is_string()) fail("a string");

@@ -3,8 +3,8 @@
 #define OPENSSL_SUPPRESS_DEPRECATED  // SHA256_*: deprecated in 3.0, not removed; see sha256.h
 #include <openssl/sha.h>
 
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 #include <memory>
 
 #include "common/error.h"

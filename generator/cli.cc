@@ -1,7 +1,7 @@
 #include "generator/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "common/version.h"
 #include "generator/compile_step.h"
@@ -35,9 +35,10 @@ Example:
 }  // namespace
 
 int generate_main(int argc, char** argv, common::Diag& diag) {
-  CLI::App app("skb-generate: scans op-statistics dumps and writes a Ninja graph with one static-shape\n"
-               "compile per distinct kernel.\n\n" +
-               std::string(kDiscoveryHelp));
+  CLI::App app(
+      "skb-generate: scans op-statistics dumps and writes a Ninja graph with one static-shape\n"
+      "compile per distinct kernel.\n\n" +
+      std::string(kDiscoveryHelp));
   app.set_version_flag("--version", std::string("skb-generate ") + common::kVersion);
   app.footer(kFooter);
 
@@ -45,7 +46,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   std::vector<std::string> dirs;
   std::string output;
   bool quiet = false;
-  app.add_option("-p,--op-params-dir", dirs, "Op-statistics folder (repeatable): dump root, process folder or folder of JSON files");
+  app.add_option("-p,--op-params-dir", dirs,
+                 "Op-statistics folder (repeatable): dump root, process folder or folder of JSON files");
   app.add_option("-o,--output", output, "Output folder (created when missing)");
   app.add_option("--toolchain", o.toolchain, "Toolchain profile: a name (host) or a path to a .json profile")
       ->capture_default_str();
@@ -57,7 +59,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--compression", o.compression, "Package payload compression: gzip, zstd or xz")
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
-  app.add_option("--depfile", o.depfile, "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
+  app.add_option("--depfile", o.depfile,
+                 "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
 
@@ -89,8 +92,9 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
   Outcome out = generate(o, gen_diag);
-  gen_diag.note(fmt::format("{} {}: {} kernels; build them with: ninja -C {}", out.manifest_written ? "wrote" : "unchanged",
-                            (o.output / "build.ninja").string(), out.kernels, o.output.string()));
+  gen_diag.note(fmt::format("{} {}: {} kernels; build them with: ninja -C {}",
+                            out.manifest_written ? "wrote" : "unchanged", (o.output / "build.ninja").string(),
+                            out.kernels, o.output.string()));
   return kExitOk;
 }
 

@@ -10,9 +10,9 @@ struct CompileStep {
   std::filesystem::path dir;  // kernel_meta
   std::string name;           // kernel name
   std::string op_type;
-  std::string variant;        // static | dynamic
-  std::string suffix;         // binary suffix, e.g. .so
-  std::string entry;          // entry symbol
+  std::string variant;  // static | dynamic
+  std::string suffix;   // binary suffix, e.g. .so
+  std::string entry;    // entry symbol
   std::string toolchain_id;
   std::vector<std::string> command;  // compile command; the word part "@OUT@" is the output
 };

@@ -1,8 +1,8 @@
 #include "generator/defines.h"
 
-#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 
 namespace skb::generator {
 namespace {

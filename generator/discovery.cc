@@ -1,7 +1,7 @@
 #include "generator/discovery.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -67,9 +67,14 @@ bool scan_process_folder(const fs::path& dir, Discovery& out) {
     std::error_code ec;
     if (!e.is_directory(ec)) continue;
     switch (record_folder_kind(e.path().filename().string())) {
-      case RecordFolder::kOpcompile: opcompile.push_back(e.path()); break;
-      case RecordFolder::kDebug: debug.push_back(e.path()); break;
-      case RecordFolder::kNone: break;
+      case RecordFolder::kOpcompile:
+        opcompile.push_back(e.path());
+        break;
+      case RecordFolder::kDebug:
+        debug.push_back(e.path());
+        break;
+      case RecordFolder::kNone:
+        break;
     }
   }
   if (opcompile.empty() && debug.empty()) return false;
@@ -87,8 +92,10 @@ Discovery discover(const std::vector<fs::path>& dirs) {
     fs::path dir = fs::absolute(given, ec).lexically_normal();
     if (!dir.empty() && dir.filename().empty()) dir = dir.parent_path();
     if (!fs::is_directory(dir, ec))
-      throw common::Error(fmt::format("{}: not a folder (-p expects a dump root, a process folder or a "
-                                      "folder of JSON files)", given.string()));
+      throw common::Error(
+          fmt::format("{}: not a folder (-p expects a dump root, a process folder or a "
+                      "folder of JSON files)",
+                      given.string()));
     if (scan_process_folder(dir, out)) continue;
     bool any_process = false;
     for (const auto& e : list(dir)) {

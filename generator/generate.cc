@@ -50,9 +50,8 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
 std::string plan_json(const Plan& plan, const Toolchain& tc) {
   common::Json kernels = common::Json::array();
   for (const Kernel& k : plan.kernels)
-    kernels.push_back({{"name", k.name},
-                       {"op_type", k.op_type},
-                       {"variant", k.variant == Variant::kStatic ? "static" : "dynamic"}});
+    kernels.push_back(
+        {{"name", k.name}, {"op_type", k.op_type}, {"variant", k.variant == Variant::kStatic ? "static" : "dynamic"}});
   common::Json j = {{"soc", tc.soc},
                     {"suffix", tc.suffix},
                     {"toolchain", tc.name},
@@ -104,8 +103,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
 
   Plan plan = make_plan(scan, tc, o.with_dynamic);
   if (o.strict && !scan.rejected.empty())
-    throw Error(fmt::format("--strict: {} of {} files rejected; nothing written", scan.rejected.size(),
-                            scan.files_scanned));
+    throw Error(
+        fmt::format("--strict: {} of {} files rejected; nothing written", scan.rejected.size(), scan.files_scanned));
   if (o.strict && !plan.unsupported.empty()) {
     for (const auto& [op, n] : plan.unsupported)
       diag.error(fmt::format("{}: {} distinct records unsupported: {}", op, n, plan.unsupported_reason.at(op)));

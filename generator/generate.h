@@ -16,10 +16,10 @@ struct Options {
   std::vector<std::string> launcher;
   bool strict = false;
   bool with_dynamic = false;
-  bool package = true;              // end the graph with the packaging step
+  bool package = true;               // end the graph with the packaging step
   std::string compression = "gzip";  // of the package payload
-  unsigned threads = 0;  // 0: one per core
-  std::filesystem::path depfile;  // optional: a Make-style depfile of what the generation read
+  unsigned threads = 0;              // 0: one per core
+  std::filesystem::path depfile;     // optional: a Make-style depfile of what the generation read
 };
 
 /// What a generation did, for the caller and its tests.

@@ -25,8 +25,10 @@ std::string shell_quote(std::string_view word) {
   if (safe) return std::string(word);
   std::string out = "'";
   for (char c : word) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -39,10 +41,10 @@ std::string ninja_command(const std::vector<std::string>& words) {
     // $name, optionally followed by a plain suffix such as .rsp: a Ninja variable, kept as is
     std::size_t end = 1;
     while (end < w.size() && (std::isalnum(static_cast<unsigned char>(w[end])) || w[end] == '_')) ++end;
-    bool is_var = w[0] == '$' && end > 1 &&
-                  std::all_of(w.begin() + static_cast<std::ptrdiff_t>(end), w.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-                  });
+    bool is_var =
+        w[0] == '$' && end > 1 && std::all_of(w.begin() + static_cast<std::ptrdiff_t>(end), w.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+        });
     if (is_var) {
       out += w;
       continue;

@@ -51,9 +51,9 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("  restat = 1");
   line("  pool = console");
   line("");
-  std::vector<std::string> step = {"$skb", "compile-step", "--dir", kKernelDir, "--name", "$name", "--op", "$op",
-                                   "--variant", "$variant", "--suffix", tc.suffix, "--entry", "$entry",
-                                   "--toolchain-id", tc.identity, "--"};
+  std::vector<std::string> step = {"$skb",    "compile-step", "--dir",          kKernelDir,  "--name",   "$name",
+                                   "--op",    "$op",          "--variant",      "$variant",  "--suffix", tc.suffix,
+                                   "--entry", "$entry",       "--toolchain-id", tc.identity, "--"};
   std::vector<std::string> words = compile_words(tc);
   step.insert(step.end(), words.begin(), words.end());
   line("rule compile");
@@ -89,8 +89,8 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   }
   line("");
   if (!in.skb_package.empty()) {
-    std::vector<std::string> pkg = {in.skb_package.string(), ".", "--records-from", "$out.rsp", "--stamp", "$out",
-                                    "--quiet"};
+    std::vector<std::string> pkg = {
+        in.skb_package.string(), ".", "--records-from", "$out.rsp", "--stamp", "$out", "--quiet"};
     pkg.insert(pkg.end(), in.package_args.begin(), in.package_args.end());
     line("pool package");
     line("  depth = 1");

@@ -1,7 +1,7 @@
 #include "generator/op_record.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <map>
 
 #include "common/error.h"
@@ -21,23 +21,21 @@ constexpr std::size_t kMaxAttrs = 256;
 constexpr std::size_t kMaxListAttr = 4096;
 
 bool is_lower_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 bool is_upper_token(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 // Tensor and attribute names: letters, digits, '_', '.', '-', never "..".
 bool is_safe_name(std::string_view s) {
   if (s.empty() || s.find("..") != std::string_view::npos || s.front() == '-') return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '.' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '-';
   });
 }
 
@@ -60,8 +58,8 @@ std::vector<std::int64_t> read_dims(const Field& f, bool check_elements) {
 std::string read_token(const Field& f, bool upper, const char* what) {
   std::string s = f.string(64);
   if (!(upper ? is_upper_token(s) : is_lower_token(s)))
-    throw FieldError(f.pointer(), fmt::format("expected {} ({}), found {}", what,
-                                              upper ? "[A-Z0-9_]+" : "[a-z0-9_]+", Json(s).dump()));
+    throw FieldError(f.pointer(), fmt::format("expected {} ({}), found {}", what, upper ? "[A-Z0-9_]+" : "[a-z0-9_]+",
+                                              Json(s).dump()));
   return s;
 }
 
@@ -70,8 +68,7 @@ Tensor read_tensor(const Field& f) {
   Tensor t;
   std::string name = f.at("name").string(128);
   if (!is_safe_name(name))
-    throw FieldError(f.at("name").pointer(),
-                     "expected a tensor name of letters, digits, '_', '.', '-' (no \"..\")");
+    throw FieldError(f.at("name").pointer(), "expected a tensor name of letters, digits, '_', '.', '-' (no \"..\")");
   f.at("index").integer(0, 1 << 20);
   std::string param_type = f.at("param_type").string(16);
   if (param_type != "required" && param_type != "optional" && param_type != "dynamic")
@@ -128,12 +125,21 @@ std::vector<Slot> read_slots(const Field& f) {
 }
 
 const std::map<std::string, std::string, std::less<>>& attr_kinds() {
-  static const std::map<std::string, std::string, std::less<>> kinds = {
-      {"str", "str"},           {"string", "str"},         {"bool", "bool"},
-      {"int", "int"},           {"int32", "int"},          {"int64", "int"},
-      {"float", "float"},       {"float32", "float"},      {"list_int", "list_int"},
-      {"listInt", "list_int"},  {"list_int64", "list_int"}, {"list_float", "list_float"},
-      {"listFloat", "list_float"}, {"list_bool", "list_bool"}, {"listBool", "list_bool"}};
+  static const std::map<std::string, std::string, std::less<>> kinds = {{"str", "str"},
+                                                                        {"string", "str"},
+                                                                        {"bool", "bool"},
+                                                                        {"int", "int"},
+                                                                        {"int32", "int"},
+                                                                        {"int64", "int"},
+                                                                        {"float", "float"},
+                                                                        {"float32", "float"},
+                                                                        {"list_int", "list_int"},
+                                                                        {"listInt", "list_int"},
+                                                                        {"list_int64", "list_int"},
+                                                                        {"list_float", "list_float"},
+                                                                        {"listFloat", "list_float"},
+                                                                        {"list_bool", "list_bool"},
+                                                                        {"listBool", "list_bool"}};
   return kinds;
 }
 
@@ -153,9 +159,12 @@ Json read_attr_value(const Field& f, const std::string& kind) {
   std::size_t n = f.array_size(kMaxListAttr);
   for (std::size_t i = 0; i < n; ++i) {
     Field e = f.at(i);
-    if (kind == "list_int") list.push_back(e.integer(kMin, kMax));
-    else if (kind == "list_float") list.push_back(e.number());
-    else list.push_back(e.boolean());
+    if (kind == "list_int")
+      list.push_back(e.integer(kMin, kMax));
+    else if (kind == "list_float")
+      list.push_back(e.number());
+    else
+      list.push_back(e.boolean());
   }
   return list;
 }
@@ -175,7 +184,8 @@ std::vector<Attr> read_attrs(const Field& f) {
     if (kind == attr_kinds().end())
       throw FieldError(a.at("dtype").pointer(),
                        fmt::format("expected an attr dtype (str, bool, int, float, list_int, list_float, "
-                                   "list_bool or an alias), found \"{}\"", dtype));
+                                   "list_bool or an alias), found \"{}\"",
+                                   dtype));
     attr.kind = kind->second;
     attr.index = a.at("index").integer(0, 1 << 20);
     attr.value = read_attr_value(a.at("value"), attr.kind);
@@ -255,7 +265,8 @@ OpRecord parse_op_record(const Json& doc) {
   r.op_type = root.at("op_type").string(128);
   if (!is_identifier(r.op_type))
     throw FieldError("/op_type", fmt::format("expected an op type of [A-Za-z0-9_] not starting with a digit, "
-                                             "found {}", Json(r.op_type).dump()));
+                                             "found {}",
+                                             Json(r.op_type).dump()));
   r.inputs = read_slots(root.at("inputs"));
   r.outputs = read_slots(root.at("outputs"));
   r.attrs = root.has("attrs") ? read_attrs(root.at("attrs")) : std::vector<Attr>{};
@@ -280,8 +291,7 @@ OpRecord parse_op_record(const Json& doc) {
   if (root.has("platform_info")) {
     Field p = root.at("platform_info");
     r.platform_info = Json::object();
-    for (const char* key : {"cube_core_cnt", "vector_core_cnt"})
-      r.platform_info[key] = p.at(key).integer(0, 1 << 20);
+    for (const char* key : {"cube_core_cnt", "vector_core_cnt"}) r.platform_info[key] = p.at(key).integer(0, 1 << 20);
   }
   if (root.has("extra_params")) {
     root.at("extra_params").expect_object();

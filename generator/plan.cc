@@ -1,7 +1,7 @@
 #include "generator/plan.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "common/sha256.h"
 
@@ -70,8 +70,7 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
     }
   }
   for (auto& [sig, k] : dynamic) plan.kernels.push_back(std::move(k));
-  std::sort(plan.kernels.begin(), plan.kernels.end(),
-            [](const Kernel& a, const Kernel& b) { return a.name < b.name; });
+  std::sort(plan.kernels.begin(), plan.kernels.end(), [](const Kernel& a, const Kernel& b) { return a.name < b.name; });
   return plan;
 }
 

@@ -12,7 +12,7 @@ namespace skb::generator {
 
 /// One kernel to compile.
 struct Kernel {
-  std::string name;       // <OpType>_<32 hex>: also its file names in kernel_meta/
+  std::string name;  // <OpType>_<32 hex>: also its file names in kernel_meta/
   std::string op_type;
   std::string signature;  // canonical signature, the content of its .info
   Variant variant = Variant::kStatic;
@@ -24,9 +24,9 @@ struct Kernel {
 struct Plan {
   std::vector<Kernel> kernels;  // sorted by name
   std::size_t distinct_kernels = 0;
-  std::map<std::string, std::size_t> planned;                 // op type → static kernels
-  std::map<std::string, std::size_t> unsupported;             // op type → distinct records
-  std::map<std::string, std::string> unsupported_reason;      // op type → first reason met
+  std::map<std::string, std::size_t> planned;             // op type → static kernels
+  std::map<std::string, std::size_t> unsupported;         // op type → distinct records
+  std::map<std::string, std::string> unsupported_reason;  // op type → first reason met
 };
 
 /// The kernel name: op type plus the first 128 bits of SHA-256 over the signature, the

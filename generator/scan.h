@@ -19,8 +19,8 @@ struct Rejected {
 struct ScanResult {
   std::size_t files_scanned = 0;
   std::size_t records = 0;
-  std::vector<Rejected> rejected;               // sorted by file
-  std::map<std::string, OpRecord> distinct;     // canonical signature → one record with it
+  std::vector<Rejected> rejected;            // sorted by file
+  std::map<std::string, OpRecord> distinct;  // canonical signature → one record with it
 };
 
 /// Largest op-statistics file accepted; real ones are a few KiB.

@@ -27,9 +27,9 @@ std::string summary_text(const ScanResult& scan, const Plan& plan) {
   std::size_t planned = 0, unsupported = 0;
   for (const auto& [op, n] : plan.planned) planned += n;
   for (const auto& [op, n] : plan.unsupported) unsupported += n;
-  std::string text = fmt::format("{} files, {} rejected, {} records: {} distinct kernels, {} planned, {} unsupported",
-                                 scan.files_scanned, scan.rejected.size(), scan.records, plan.distinct_kernels,
-                                 planned, unsupported);
+  std::string text =
+      fmt::format("{} files, {} rejected, {} records: {} distinct kernels, {} planned, {} unsupported",
+                  scan.files_scanned, scan.rejected.size(), scan.records, plan.distinct_kernels, planned, unsupported);
   if (!plan.unsupported.empty()) {
     text += " (";
     bool first = true;

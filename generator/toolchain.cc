@@ -42,8 +42,8 @@ void check_placeholders(const Field& f, const std::string& word, const std::set<
     std::size_t end = word.find('}', pos);
     std::string var = end == std::string::npos ? "" : word.substr(pos + 1, end - pos - 1);
     if (!allowed.count(var))
-      throw FieldError(f.pointer(), fmt::format("expected only the variables {{{}}} in \"{}\"",
-                                                fmt::join(allowed, "}, {"), word));
+      throw FieldError(f.pointer(),
+                       fmt::format("expected only the variables {{{}}} in \"{}\"", fmt::join(allowed, "}, {"), word));
   }
 }
 
@@ -51,10 +51,9 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
                         const std::vector<std::string>& launcher) {
   Field root(doc, "");
   root.expect_object();
-  static const std::set<std::string> kKnown = {"name",   "description", "compiler",     "identify",
-                                               "command", "flags",      "suffix",       "entry",
-                                               "dynamic_entry", "template_dir", "headers", "default_soc",
-                                               "launcher", "ops"};
+  static const std::set<std::string> kKnown = {
+      "name",  "description",   "compiler",     "identify", "command",     "flags",    "suffix",
+      "entry", "dynamic_entry", "template_dir", "headers",  "default_soc", "launcher", "ops"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -95,8 +94,10 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   bool has_out = false, has_src = false;
   for (const auto& w : words) {
     check_placeholders(cmd, w, {"compiler", "flags", "defines", "src", "out", "info", "soc", "template_dir"});
-    if (w == "{flags}") tc.command.insert(tc.command.end(), flags.begin(), flags.end());
-    else tc.command.push_back(expand(w, fixed));
+    if (w == "{flags}")
+      tc.command.insert(tc.command.end(), flags.begin(), flags.end());
+    else
+      tc.command.push_back(expand(w, fixed));
     has_out |= w.find("{out}") != std::string::npos;
     has_src |= w.find("{src}") != std::string::npos || w.find("{info}") != std::string::npos;
   }
@@ -110,15 +111,19 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   }
   common::ProcessResult id = common::run_process(identify, true);
   if (id.exit_code != 0)
-    throw Error(fmt::format("{}: /identify: `{}` exited with {}", profile.string(), fmt::join(identify, " "),
-                            id.exit_code));
+    throw Error(
+        fmt::format("{}: /identify: `{}` exited with {}", profile.string(), fmt::join(identify, " "), id.exit_code));
 
   tc.launcher = launcher;
   if (tc.launcher.empty() && root.has("launcher")) tc.launcher = string_list(root.at("launcher"));
 
   common::Sha256 identity;
-  identity.update(Json({{"compiler", tc.compiler}, {"identify", id.output}, {"command", tc.command},
-                        {"suffix", tc.suffix}, {"entry", tc.entry}, {"dynamic_entry", tc.dynamic_entry}})
+  identity.update(Json({{"compiler", tc.compiler},
+                        {"identify", id.output},
+                        {"command", tc.command},
+                        {"suffix", tc.suffix},
+                        {"entry", tc.entry},
+                        {"dynamic_entry", tc.dynamic_entry}})
                       .dump());
   tc.inputs = {profile, tc.compiler};
   if (root.has("headers")) {
@@ -139,7 +144,8 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
     std::string rel = spec.at("template").string(4096);
     t.source = (template_dir / rel).lexically_normal();
     if (!fs::is_regular_file(t.source))
-      throw FieldError(spec.at("template").pointer(), fmt::format("expected a file, {} does not exist", t.source.string()));
+      throw FieldError(spec.at("template").pointer(),
+                       fmt::format("expected a file, {} does not exist", t.source.string()));
     t.dtypes = string_list(spec.at("dtypes"));
     t.hash = common::sha256_file(t.source);
     tc.inputs.push_back(t.source);
@@ -167,10 +173,9 @@ Toolchain load_toolchain(const std::string& name_or_path, const fs::path& templa
   bool is_path = name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
   if (!is_path && !is_identifier(name_or_path))
     throw Error(fmt::format("--toolchain {}: expected a profile name or a path to a .json profile", name_or_path));
-  fs::path profile = is_path ? fs::absolute(name_or_path).lexically_normal()
-                             : templates_dir / "toolchains" / (name_or_path + ".json");
-  if (!fs::is_regular_file(profile))
-    throw Error(fmt::format("{}: no such toolchain profile", profile.string()));
+  fs::path profile =
+      is_path ? fs::absolute(name_or_path).lexically_normal() : templates_dir / "toolchains" / (name_or_path + ".json");
+  if (!fs::is_regular_file(profile)) throw Error(fmt::format("{}: no such toolchain profile", profile.string()));
   try {
     return parse_profile(common::parse_json(common::read_file(profile, 1 << 20)), profile, soc, launcher);
   } catch (const FieldError& e) {

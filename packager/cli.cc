@@ -1,7 +1,7 @@
 #include "packager/cli.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <thread>
 
 #include "common/error.h"
@@ -54,15 +54,17 @@ int whole_job(const std::vector<std::string>& dirs, const fs::path& out, const s
     throw common::Error(fmt::format("the build failed (ninja exit {}); see above", rc));
   common::Json stamp = common::parse_json(common::read_file(out / "package.json"));
   std::printf("%s\n", stamp.at("run").get<std::string>().c_str());
-  diag.note(fmt::format("{} kernels in {}", stamp.at("kernels").get<std::size_t>(), stamp.at("run").get<std::string>()));
+  diag.note(
+      fmt::format("{} kernels in {}", stamp.at("kernels").get<std::size_t>(), stamp.at("run").get<std::string>()));
   return 0;
 }
 
 }  // namespace
 
 int package_main(int argc, char** argv, common::Diag& diag) {
-  CLI::App app("skb-package: bundles the kernels built by skb-generate and ninja into\n"
-               "static_kernel_<YYYYMMDDHHMMSS>.run, a self-extracting, self-verifying installer.");
+  CLI::App app(
+      "skb-package: bundles the kernels built by skb-generate and ninja into\n"
+      "static_kernel_<YYYYMMDDHHMMSS>.run, a self-extracting, self-verifying installer.");
   app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
   std::string build_dir, output, compression = "gzip", records_from, stamp, soc, toolchain = "host";

@@ -1,7 +1,7 @@
 #include "packager/collect.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -66,7 +66,8 @@ Collected collect_kernels(const fs::path& build_dir) {
       continue;
     }
     if (size != want_size) {
-      problems.push_back(fmt::format("{}: binary does not match its record (size {}, recorded {})", name, size, want_size));
+      problems.push_back(
+          fmt::format("{}: binary does not match its record (size {}, recorded {})", name, size, want_size));
       continue;
     }
     c.binaries.push_back({name, bin_path, want, size});
@@ -74,8 +75,12 @@ Collected collect_kernels(const fs::path& build_dir) {
     std::string signature = info_text;
     if (!signature.empty() && signature.back() == '\n') signature.pop_back();
     std::string dir = fmt::format("{}/{}/", m.soc, op);
-    PackageKernel pk{name, op, k.value("variant", "static"), common::sha256_hex(signature),
-                     record.value("kernelName", "skb_kernel"), dir + name + suffix};
+    PackageKernel pk{name,
+                     op,
+                     k.value("variant", "static"),
+                     common::sha256_hex(signature),
+                     record.value("kernelName", "skb_kernel"),
+                     dir + name + suffix};
     m.kernels.push_back(pk);
     m.files.push_back({dir + bin_path.filename().string(), want, size});
     c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt});
@@ -102,7 +107,8 @@ void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t plann
   for (const auto& b : binaries) {
     std::string have = common::sha256_file(b.binary);
     if (have != b.sha256)
-      problems.push_back(fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", b.kernel, have, b.sha256));
+      problems.push_back(
+          fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", b.kernel, have, b.sha256));
   }
   if (problems.empty()) return;
   std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), planned);

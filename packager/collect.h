@@ -25,8 +25,8 @@ struct BinaryCheck {
 
 /// Everything a package of one build holds.
 struct Collected {
-  Manifest manifest;  // without package name and date
-  std::vector<SourceFile> files;  // sorted by path, as manifest.files
+  Manifest manifest;                  // without package name and date
+  std::vector<SourceFile> files;      // sorted by path, as manifest.files
   std::vector<BinaryCheck> binaries;  // what verify_binaries must confirm
 };
 

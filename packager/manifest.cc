@@ -1,7 +1,7 @@
 #include "packager/manifest.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "common/error.h"
 
@@ -15,7 +15,8 @@ bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 bool is_hex64(const std::string& s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 std::string name_field(const Field& f) {
   std::string s = f.string(160);
@@ -61,8 +62,12 @@ bool is_safe_relative_path(std::string_view path) {
 std::string manifest_json(const Manifest& m) {
   Json kernels = Json::array();
   for (const auto& k : m.kernels)
-    kernels.push_back({{"name", k.name}, {"op_type", k.op_type}, {"variant", k.variant}, {"key", k.key},
-                       {"entry", k.entry}, {"bin", k.bin}});
+    kernels.push_back({{"name", k.name},
+                       {"op_type", k.op_type},
+                       {"variant", k.variant},
+                       {"key", k.key},
+                       {"entry", k.entry},
+                       {"bin", k.bin}});
   Json files = Json::array();
   for (const auto& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
   Json j = {{"format", m.format},
@@ -98,7 +103,8 @@ Manifest parse_manifest(const Json& doc) {
     Field f = files.at(i);
     PackageFile pf{path_field(f.at("path")), hex_field(f.at("sha256")),
                    static_cast<std::uint64_t>(f.at("size").integer(0, std::int64_t{1} << 40))};
-    if (pf.path.rfind(m.soc + "/", 0) != 0) throw FieldError(f.at("path").pointer(), "expected a path under the package's soc");
+    if (pf.path.rfind(m.soc + "/", 0) != 0)
+      throw FieldError(f.at("path").pointer(), "expected a path under the package's soc");
     if (!m.files.empty() && m.files.back().path >= pf.path)
       throw FieldError(f.at("path").pointer(), "expected unique paths in sorted order");
     total += pf.size;
@@ -110,7 +116,7 @@ Manifest parse_manifest(const Json& doc) {
   for (std::size_t i = 0; i < nk; ++i) {
     Field k = kernels.at(i);
     PackageKernel pk{name_field(k.at("name")), name_field(k.at("op_type")), k.at("variant").string(16),
-                     hex_field(k.at("key")), name_field(k.at("entry")), path_field(k.at("bin"))};
+                     hex_field(k.at("key")),   name_field(k.at("entry")),   path_field(k.at("bin"))};
     if (pk.variant != "static" && pk.variant != "dynamic")
       throw FieldError(k.at("variant").pointer(), "expected \"static\" or \"dynamic\"");
     bool listed = std::binary_search(m.files.begin(), m.files.end(), PackageFile{pk.bin, "", 0},

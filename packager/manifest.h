@@ -17,7 +17,7 @@ struct PackageFile {
 
 /// A kernel of a package, as the operator library's index lists it.
 struct PackageKernel {
-  std::string name;     // <OpType>_<hash>
+  std::string name;  // <OpType>_<hash>
   std::string op_type;
   std::string variant;  // static | dynamic
   std::string key;      // SHA-256 of the canonical signature: the lookup key at run time

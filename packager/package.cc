@@ -4,14 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/chrono.h>
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fmt/chrono.h>
-#include <fmt/format.h>
 #include <memory>
 #include <set>
 #include <thread>
@@ -71,7 +71,8 @@ void append_file(std::FILE* out, const fs::path& in, const fs::path& out_path) {
   char buf[1 << 16];
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0)
-    if (std::fwrite(buf, 1, n, out) != n) throw Error(fmt::format("{}: write failed: {}", out_path.string(), std::strerror(errno)));
+    if (std::fwrite(buf, 1, n, out) != n)
+      throw Error(fmt::format("{}: write failed: {}", out_path.string(), std::strerror(errno)));
 }
 
 // OUT/static_kernel.run: a hard link to the newest package, replaced by rename, for build
@@ -87,8 +88,8 @@ void link_latest(const PackageResult& r) {
 }
 
 void write_stamp(const fs::path& stamp, const PackageResult& r) {
-  common::Json j = {{"run", r.run.string()}, {"package", r.package}, {"sha256", r.sha256}, {"size", r.size},
-                    {"kernels", r.kernels}};
+  common::Json j = {
+      {"run", r.run.string()}, {"package", r.package}, {"sha256", r.sha256}, {"size", r.size}, {"kernels", r.kernels}};
   common::write_if_changed(stamp, j.dump(2) + "\n");
 }
 
@@ -183,8 +184,10 @@ PackageResult make_package(const PackageOptions& o) {
         throw Error(fmt::format("{}: cannot replace: {}", r.run.string(), std::strerror(errno)));
       run_tmp.path.clear();
     } else {
-      throw Error(fmt::format("{} already exists with other contents; it is left as it is (use --force to replace "
-                              "it, or set SOURCE_DATE_EPOCH to another time)", r.run.string()));
+      throw Error(
+          fmt::format("{} already exists with other contents; it is left as it is (use --force to replace "
+                      "it, or set SOURCE_DATE_EPOCH to another time)",
+                      r.run.string()));
     }
   } else {
     throw Error(fmt::format("{}: cannot publish: {}", r.run.string(), std::strerror(errno)));

@@ -10,10 +10,10 @@ namespace skb::packager {
 
 struct PackageOptions {
   std::filesystem::path build_dir;
-  std::filesystem::path output_dir;   // empty: build_dir
-  std::filesystem::path installer;    // empty: next to this program
-  std::filesystem::path records_from; // optional: the kernel records the build graph expects
-  std::filesystem::path stamp;        // optional: write a JSON note of the result here
+  std::filesystem::path output_dir;    // empty: build_dir
+  std::filesystem::path installer;     // empty: next to this program
+  std::filesystem::path records_from;  // optional: the kernel records the build graph expects
+  std::filesystem::path stamp;         // optional: write a JSON note of the result here
   Compression compression = Compression::kGzip;
   bool force = false;
 };

@@ -3,8 +3,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include <cstdio>
 #include <fmt/format.h>
+#include <cstdio>
 #include <memory>
 
 #include "common/error.h"
@@ -66,8 +66,12 @@ void write_payload(const fs::path& out, const std::string& manifest, const std::
       check(w, archive_write_add_filter_gzip(w), "gzip");
       check(w, archive_write_set_filter_option(w, "gzip", "timestamp", nullptr), "gzip option");
       break;
-    case Compression::kZstd: check(w, archive_write_add_filter_zstd(w), "zstd"); break;
-    case Compression::kXz: check(w, archive_write_add_filter_xz(w), "xz"); break;
+    case Compression::kZstd:
+      check(w, archive_write_add_filter_zstd(w), "zstd");
+      break;
+    case Compression::kXz:
+      check(w, archive_write_add_filter_xz(w), "xz");
+      break;
   }
   check(w, archive_write_set_bytes_in_last_block(w, 1), "block size");
   check(w, archive_write_open_filename(w, out.c_str()), out.c_str());

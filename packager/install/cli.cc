@@ -3,9 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdlib>
-#include <fmt/format.h>
 
 #include "common/error.h"
 #include "common/version.h"
@@ -88,14 +88,16 @@ int run(const Args& a, const common::Diag& diag) {
     verify_payload_hash(src);
     packager::Manifest m = read_manifest(src);
     if (a.info) {
-      std::printf("package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"
-                  "toolchain:   %s (%s)\nmade by:     skb %s\n",
-                  m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
-                  static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
-                  m.skb_version.c_str());
+      std::printf(
+          "package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"
+          "toolchain:   %s (%s)\nmade by:     skb %s\n",
+          m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
+          static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
+          m.skb_version.c_str());
     }
     if (a.list)
-      for (const auto& k : m.kernels) std::printf("%s\t%s\t%s\t%s\n", k.op_type.c_str(), k.variant.c_str(), k.name.c_str(), k.bin.c_str());
+      for (const auto& k : m.kernels)
+        std::printf("%s\t%s\t%s\t%s\n", k.op_type.c_str(), k.variant.c_str(), k.name.c_str(), k.bin.c_str());
     return kExitOk;
   }
   if (a.check) {
@@ -152,7 +154,8 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   }
 
   std::string name = a.package_name.empty() ? "skb-install" : a.package_name + ".run";
-  CLI::App opts(name + ": installs prebuilt static-shape kernels into an operator library, after verifying\n"
+  CLI::App opts(name +
+                ": installs prebuilt static-shape kernels into an operator library, after verifying\n"
                 "every byte of the package with SHA-256.");
   opts.name(name);
   opts.set_version_flag("--version", fmt::format("{} (skb {})", name, common::kVersion));
@@ -164,7 +167,8 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   opts.add_flag("--install", a.install, "Install (the default)");
   opts.add_option("--install-path", a.install_path, "Where the operator library is (see below)")->type_name("DIR");
   opts.add_flag("--uninstall", a.uninstall, "Remove this package; kernels other packages also ship stay");
-  opts.add_flag("--uninstall-all", a.uninstall_all, "Remove every package of the library")->group(a.package_name.empty() ? "Options" : "");
+  opts.add_flag("--uninstall-all", a.uninstall_all, "Remove every package of the library")
+      ->group(a.package_name.empty() ? "Options" : "");
   opts.add_flag("--upgrade", a.upgrade, "Replace an installed package of the same name and other contents");
   opts.add_flag("--force", a.force, "Reinstall even when the same package is installed");
   opts.add_flag("-q,--quiet", a.quiet, "Print errors only");

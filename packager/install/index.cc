@@ -33,7 +33,8 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
                                                   const std::vector<std::string>& known_socs) {
   // soc → key → (package, kernel): later packages overwrite earlier ones.
-  std::map<std::string, std::map<std::string, std::pair<const packager::Manifest*, const packager::PackageKernel*>>> by_soc;
+  std::map<std::string, std::map<std::string, std::pair<const packager::Manifest*, const packager::PackageKernel*>>>
+      by_soc;
   for (const auto& soc : known_socs) by_soc[soc];
   for (const auto& m : oldest_first)
     for (const auto& k : m.kernels) by_soc[m.soc][k.key] = {&m, &k};

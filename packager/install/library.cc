@@ -5,11 +5,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "common/fs.h"
 #include "common/version.h"
@@ -70,8 +70,8 @@ void Library::ensure_layout() {
   std::error_code ec;
   fs::create_directories(install_path_, ec);
   if (ec) throw Error(fmt::format("{}: cannot create: {}", install_path_.string(), ec.message()));
-  for (const fs::path& d : {install_path_ / "opp", install_path_ / "opp" / "static_kernel", root_, root_ / "config",
-                            root_ / "bin"})
+  for (const fs::path& d :
+       {install_path_ / "opp", install_path_ / "opp" / "static_kernel", root_, root_ / "config", root_ / "bin"})
     ensure_dir(d);
 }
 
@@ -82,9 +82,10 @@ std::vector<std::string> Library::read_order() const {
   } catch (const Error&) {
     return {};
   }
-  order.erase(std::remove_if(order.begin(), order.end(),
-                             [&](const std::string& p) { return !fs::is_regular_file(root_ / p / packager::kManifestName); }),
-              order.end());
+  order.erase(
+      std::remove_if(order.begin(), order.end(),
+                     [&](const std::string& p) { return !fs::is_regular_file(root_ / p / packager::kManifestName); }),
+      order.end());
   return order;
 }
 
@@ -92,9 +93,7 @@ void Library::write_journal(const std::string& op, const std::string& package) {
   common::write_atomic(root_ / "config" / "transaction.json", Json({{"op", op}, {"package", package}}).dump() + "\n");
 }
 
-void Library::clear_journal() {
-  ::unlink((root_ / "config" / "transaction.json").c_str());
-}
+void Library::clear_journal() { ::unlink((root_ / "config" / "transaction.json").c_str()); }
 
 void Library::publish(const std::vector<std::string>& newest_first) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
@@ -122,7 +121,8 @@ void Library::publish(const std::vector<std::string>& newest_first) {
   }
   common::write_if_changed(root_ / "config.ini", config_ini(newest_first));
   common::write_if_changed(root_ / "version.info", fmt::format("skb_version={}\n", common::kVersion));
-  common::write_if_changed(root_ / "uninstall.sh", uninstall_script("every static kernel package", "", "--uninstall-all", 0));
+  common::write_if_changed(root_ / "uninstall.sh",
+                           uninstall_script("every static kernel package", "", "--uninstall-all", 0));
   ::chmod((root_ / "uninstall.sh").c_str(), 0755);
   std::string self = common::read_file(common::self_exe());
   common::write_if_changed(root_ / "bin" / "skb-install", self);

@@ -4,10 +4,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fmt/format.h>
 #include <thread>
 
 #include "common/error.h"
@@ -29,8 +29,10 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited >= timeout) {
       ::close(fd_);
-      throw common::Error(fmt::format("{}: still locked by another installer after {:.0f} s; nothing was changed "
-                                      "(raise --lock-timeout or SKB_LOCK_TIMEOUT)", file.string(), timeout));
+      throw common::Error(
+          fmt::format("{}: still locked by another installer after {:.0f} s; nothing was changed "
+                      "(raise --lock-timeout or SKB_LOCK_TIMEOUT)",
+                      file.string(), timeout));
     }
     if (!said && waited > 0.5) {
       diag.note(fmt::format("waiting for {} (another installer holds it)...", file.string()));

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <memory>
 #include <vector>
 
@@ -71,13 +71,20 @@ struct ReadArchive {
 std::string describe_type(archive_entry* e) {
   if (archive_entry_hardlink(e)) return "a hard link";
   switch (archive_entry_filetype(e)) {
-    case AE_IFLNK: return "a symlink";
-    case AE_IFDIR: return "a folder";
-    case AE_IFCHR: return "a character device";
-    case AE_IFBLK: return "a block device";
-    case AE_IFIFO: return "a FIFO";
-    case AE_IFSOCK: return "a socket";
-    default: return "not a regular file";
+    case AE_IFLNK:
+      return "a symlink";
+    case AE_IFDIR:
+      return "a folder";
+    case AE_IFCHR:
+      return "a character device";
+    case AE_IFBLK:
+      return "a block device";
+    case AE_IFIFO:
+      return "a FIFO";
+    case AE_IFSOCK:
+      return "a socket";
+    default:
+      return "not a regular file";
   }
 }
 
@@ -183,7 +190,8 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
       for (la_ssize_t done = 0; fd >= 0 && done < n;) {
         ssize_t w = ::write(fd, buf.data() + done, static_cast<std::size_t>(n - done));
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0) throw common::Error(fmt::format("{}: write failed: {}", (dest / want.path).string(), std::strerror(errno)));
+        if (w < 0)
+          throw common::Error(fmt::format("{}: write failed: {}", (dest / want.path).string(), std::strerror(errno)));
         done += w;
       }
     }
@@ -192,8 +200,8 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
       throw VerifyError(fmt::format("payload entry {} does not match its sha256 in the manifest", path));
   }
   if (next != m.files.size())
-    throw VerifyError(fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next,
-                                  m.files.size()));
+    throw VerifyError(
+        fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next, m.files.size()));
   return m;
 }
 

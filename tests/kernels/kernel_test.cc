@@ -3,9 +3,9 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 #include <random>
 
 #include "common/fs.h"
@@ -49,43 +49,89 @@ std::vector<Case> cases() {
   c.push_back({"relu_f16", "Relu", {T("float16", {17})}, {T("float16", {17})}});
   c.push_back({"gelu_bf16", "Gelu", {T("bfloat16", {4, 8})}, {T("bfloat16", {4, 8})}});
   c.push_back({"fastgelu_f32", "FastGelu", {T("float", {2, 3, 4})}, {T("float", {2, 3, 4})}});
-  c.push_back({"cast_f16_f32", "Cast", {T("float16", {10})}, {T("float", {10})}, Json::array({A("dst_type", 0, "int", 0)})});
-  c.push_back({"cast_f32_bf16", "Cast", {T("float", {6, 2})}, {T("bfloat16", {6, 2})}, Json::array({A("dst_type", 0, "int", 27)})});
+  c.push_back(
+      {"cast_f16_f32", "Cast", {T("float16", {10})}, {T("float", {10})}, Json::array({A("dst_type", 0, "int", 0)})});
+  c.push_back({"cast_f32_bf16",
+               "Cast",
+               {T("float", {6, 2})},
+               {T("bfloat16", {6, 2})},
+               Json::array({A("dst_type", 0, "int", 27)})});
   c.push_back({"add_f32", "Add", {T("float", {4, 5}), T("float", {4, 5})}, {T("float", {4, 5})}});
   c.push_back({"sub_f16_bcast", "Sub", {T("float16", {2, 3, 4}), T("float16", {4})}, {T("float16", {2, 3, 4})}});
-  c.push_back({"mul_bf16_bcast2", "Mul", {T("bfloat16", {2, 1, 4}), T("bfloat16", {3, 1})}, {T("bfloat16", {2, 3, 4})}});
+  c.push_back(
+      {"mul_bf16_bcast2", "Mul", {T("bfloat16", {2, 1, 4}), T("bfloat16", {3, 1})}, {T("bfloat16", {2, 3, 4})}});
   c.push_back({"realdiv_f32_col", "RealDiv", {T("float", {3, 4}), T("float", {3, 1})}, {T("float", {3, 4})}});
   c.push_back({"add_scalar", "Add", {T("float", {}), T("float", {})}, {T("float", {})}});
   Json mm = Json::array({A("transpose_x1", 0, "bool", false), A("transpose_x2", 1, "bool", false)});
-  c.push_back({"matmul_f32", "MatMulV2", {T("float", {5, 7}), T("float", {7, 3}), Null(), Null()}, {T("float", {5, 3})}, mm});
-  c.push_back({"matmul_f32_ta", "MatMulV2", {T("float", {7, 5}), T("float", {7, 3}), Null(), Null()}, {T("float", {5, 3})},
+  c.push_back(
+      {"matmul_f32", "MatMulV2", {T("float", {5, 7}), T("float", {7, 3}), Null(), Null()}, {T("float", {5, 3})}, mm});
+  c.push_back({"matmul_f32_ta",
+               "MatMulV2",
+               {T("float", {7, 5}), T("float", {7, 3}), Null(), Null()},
+               {T("float", {5, 3})},
                Json::array({A("transpose_x1", 0, "bool", true), A("transpose_x2", 1, "bool", false)})});
-  c.push_back({"matmul_f16_tb_bias", "MatMulV2", {T("float16", {4, 16}), T("float16", {6, 16}), T("float16", {6}), Null()},
-               {T("float16", {4, 6})}, Json::array({A("transpose_x1", 0, "bool", false), A("transpose_x2", 1, "bool", true)})});
-  c.push_back({"bmm_f32", "BatchMatMulV2", {T("float", {2, 3, 4, 5}), T("float", {2, 3, 5, 6}), Null(), Null()},
-               {T("float", {2, 3, 4, 6})}, Json::array({A("adj_x1", 0, "bool", false), A("adj_x2", 1, "bool", false)})});
-  c.push_back({"bmm_bf16_bcast_adj", "BatchMatMulV2", {T("bfloat16", {2, 1, 4, 5}), T("bfloat16", {3, 6, 5}), Null(), Null()},
-               {T("bfloat16", {2, 3, 4, 6})}, Json::array({A("adj_x1", 0, "bool", false), A("adj_x2", 1, "bool", true)})});
-  c.push_back({"softmax_f32_last", "SoftmaxV2", {T("float", {3, 7})}, {T("float", {3, 7})}, Json::array({A("axes", 0, "list_int", {-1})})});
-  c.push_back({"softmax_f16_mid", "SoftmaxV2", {T("float16", {2, 5, 3})}, {T("float16", {2, 5, 3})}, Json::array({A("axes", 0, "list_int", {1})})});
-  c.push_back({"layernorm_f32", "LayerNorm", {T("float", {4, 16}), T("float", {16}), T("float", {16})},
+  c.push_back({"matmul_f16_tb_bias",
+               "MatMulV2",
+               {T("float16", {4, 16}), T("float16", {6, 16}), T("float16", {6}), Null()},
+               {T("float16", {4, 6})},
+               Json::array({A("transpose_x1", 0, "bool", false), A("transpose_x2", 1, "bool", true)})});
+  c.push_back({"bmm_f32",
+               "BatchMatMulV2",
+               {T("float", {2, 3, 4, 5}), T("float", {2, 3, 5, 6}), Null(), Null()},
+               {T("float", {2, 3, 4, 6})},
+               Json::array({A("adj_x1", 0, "bool", false), A("adj_x2", 1, "bool", false)})});
+  c.push_back({"bmm_bf16_bcast_adj",
+               "BatchMatMulV2",
+               {T("bfloat16", {2, 1, 4, 5}), T("bfloat16", {3, 6, 5}), Null(), Null()},
+               {T("bfloat16", {2, 3, 4, 6})},
+               Json::array({A("adj_x1", 0, "bool", false), A("adj_x2", 1, "bool", true)})});
+  c.push_back({"softmax_f32_last",
+               "SoftmaxV2",
+               {T("float", {3, 7})},
+               {T("float", {3, 7})},
+               Json::array({A("axes", 0, "list_int", {-1})})});
+  c.push_back({"softmax_f16_mid",
+               "SoftmaxV2",
+               {T("float16", {2, 5, 3})},
+               {T("float16", {2, 5, 3})},
+               Json::array({A("axes", 0, "list_int", {1})})});
+  c.push_back({"layernorm_f32",
+               "LayerNorm",
+               {T("float", {4, 16}), T("float", {16}), T("float", {16})},
                {T("float", {4, 16}), T("float", {4, 1}), T("float", {4, 1})},
-               Json::array({A("begin_norm_axis", 0, "int", -1), A("begin_params_axis", 1, "int", -1), A("epsilon", 2, "float", 1e-5)})});
-  c.push_back({"layernorm_f16", "LayerNorm", {T("float16", {3, 2, 8}), T("float16", {8}), T("float16", {8})},
+               Json::array({A("begin_norm_axis", 0, "int", -1), A("begin_params_axis", 1, "int", -1),
+                            A("epsilon", 2, "float", 1e-5)})});
+  c.push_back({"layernorm_f16",
+               "LayerNorm",
+               {T("float16", {3, 2, 8}), T("float16", {8}), T("float16", {8})},
                {T("float16", {3, 2, 8}), T("float", {3, 2, 1}), T("float", {3, 2, 1})},
-               Json::array({A("begin_norm_axis", 0, "int", 2), A("begin_params_axis", 1, "int", 2), A("epsilon", 2, "float", 1e-5)})});
-  c.push_back({"rmsnorm_bf16", "RmsNorm", {T("bfloat16", {3, 32}), T("bfloat16", {32})}, {T("bfloat16", {3, 32}), T("float", {3, 1})},
+               Json::array({A("begin_norm_axis", 0, "int", 2), A("begin_params_axis", 1, "int", 2),
+                            A("epsilon", 2, "float", 1e-5)})});
+  c.push_back({"rmsnorm_bf16",
+               "RmsNorm",
+               {T("bfloat16", {3, 32}), T("bfloat16", {32})},
+               {T("bfloat16", {3, 32}), T("float", {3, 1})},
                Json::array({A("epsilon", 0, "float", 1e-6)})});
   c.push_back({"transpose_f32", "Transpose", {T("float", {2, 3, 4}), Perm({2, 0, 1})}, {T("float", {4, 2, 3})}});
-  c.push_back({"transpose_f16_4d", "Transpose", {T("float16", {2, 3, 4, 5}), Perm({0, 2, 1, 3})}, {T("float16", {2, 4, 3, 5})}});
+  c.push_back({"transpose_f16_4d",
+               "Transpose",
+               {T("float16", {2, 3, 4, 5}), Perm({0, 2, 1, 3})},
+               {T("float16", {2, 4, 3, 5})}});
   return c;
 }
 
 Json tensor_json(const Spec& s, int index) {
   if (s.null) return nullptr;
-  Json t = {{"name", fmt::format("t{}", index)}, {"index", index}, {"param_type", "required"}, {"dtype", s.dtype},
-            {"format", "ND"}, {"shape", s.shape}, {"origin_format", "ND"}, {"origin_shape", s.shape},
-            {"is_view", false}, {"value_depend", !s.const_data.empty()}};
+  Json t = {{"name", fmt::format("t{}", index)},
+            {"index", index},
+            {"param_type", "required"},
+            {"dtype", s.dtype},
+            {"format", "ND"},
+            {"shape", s.shape},
+            {"origin_format", "ND"},
+            {"origin_shape", s.shape},
+            {"is_view", false},
+            {"value_depend", !s.const_data.empty()}};
   if (!s.const_data.empty()) t["const_data"] = s.const_data;
   return t;
 }
@@ -94,8 +140,14 @@ Json record_json(const Case& c) {
   Json in = Json::array(), out = Json::array();
   for (std::size_t i = 0; i < c.inputs.size(); ++i) in.push_back(tensor_json(c.inputs[i], static_cast<int>(i)));
   for (std::size_t i = 0; i < c.outputs.size(); ++i) out.push_back(tensor_json(c.outputs[i], static_cast<int>(i)));
-  return {{"op_type", c.op}, {"inputs", in}, {"outputs", out}, {"attrs", c.attrs}, {"deterministic", "false"},
-          {"deterministic_level", 0}, {"impl_mode", "high_performance"}, {"tune_mode", "all"},
+  return {{"op_type", c.op},
+          {"inputs", in},
+          {"outputs", out},
+          {"attrs", c.attrs},
+          {"deterministic", "false"},
+          {"deterministic_level", 0},
+          {"impl_mode", "high_performance"},
+          {"tune_mode", "all"},
           {"platform_info", {{"cube_core_cnt", 24}, {"vector_core_cnt", 48}}}};
 }
 
@@ -108,19 +160,47 @@ struct Buffer {
 std::size_t dtype_size(const std::string& dt) { return dt == "float" || dt == "int32" ? 4 : dt == "int64" ? 8 : 2; }
 
 void store(const std::string& dt, unsigned char* p, float v) {
-  if (dt == "float") std::memcpy(p, &v, 4);
-  else if (dt == "float16") { auto h = skb_k::from_float<skb_k::f16>(v); std::memcpy(p, &h, 2); }
-  else if (dt == "bfloat16") { auto h = skb_k::from_float<skb_k::bf16>(v); std::memcpy(p, &h, 2); }
-  else if (dt == "int32") { auto i = static_cast<std::int32_t>(v); std::memcpy(p, &i, 4); }
-  else { auto i = static_cast<std::int64_t>(v); std::memcpy(p, &i, 8); }
+  if (dt == "float")
+    std::memcpy(p, &v, 4);
+  else if (dt == "float16") {
+    auto h = skb_k::from_float<skb_k::f16>(v);
+    std::memcpy(p, &h, 2);
+  } else if (dt == "bfloat16") {
+    auto h = skb_k::from_float<skb_k::bf16>(v);
+    std::memcpy(p, &h, 2);
+  } else if (dt == "int32") {
+    auto i = static_cast<std::int32_t>(v);
+    std::memcpy(p, &i, 4);
+  } else {
+    auto i = static_cast<std::int64_t>(v);
+    std::memcpy(p, &i, 8);
+  }
 }
 
 float load(const std::string& dt, const unsigned char* p) {
-  if (dt == "float") { float v; std::memcpy(&v, p, 4); return v; }
-  if (dt == "float16") { skb_k::f16 h; std::memcpy(&h, p, 2); return skb_k::to_float(h); }
-  if (dt == "bfloat16") { skb_k::bf16 h; std::memcpy(&h, p, 2); return skb_k::to_float(h); }
-  if (dt == "int32") { std::int32_t i; std::memcpy(&i, p, 4); return static_cast<float>(i); }
-  std::int64_t i; std::memcpy(&i, p, 8); return static_cast<float>(i);
+  if (dt == "float") {
+    float v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  if (dt == "float16") {
+    skb_k::f16 h;
+    std::memcpy(&h, p, 2);
+    return skb_k::to_float(h);
+  }
+  if (dt == "bfloat16") {
+    skb_k::bf16 h;
+    std::memcpy(&h, p, 2);
+    return skb_k::to_float(h);
+  }
+  if (dt == "int32") {
+    std::int32_t i;
+    std::memcpy(&i, p, 4);
+    return static_cast<float>(i);
+  }
+  std::int64_t i;
+  std::memcpy(&i, p, 8);
+  return static_cast<float>(i);
 }
 
 Buffer make_buffer(const Spec& s, std::mt19937& rng, float lo, float hi) {
@@ -153,7 +233,8 @@ std::vector<std::vector<float>> expected(const Case& c, const std::vector<Buffer
     for (float v : in[0].ref.data) y.push_back(ref_unary(op, v));
     return {y};
   }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "RealDiv") return {ref_broadcast(op, in[0].ref, in[1].ref, c.outputs[0].shape)};
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "RealDiv")
+    return {ref_broadcast(op, in[0].ref, in[1].ref, c.outputs[0].shape)};
   if (op == "MatMulV2" || op == "BatchMatMulV2") {
     bool mm = op == "MatMulV2";
     const Ref* bias = c.inputs.size() > 2 && !c.inputs[2].null ? &in[2].ref : nullptr;
@@ -195,8 +276,9 @@ class Built {
     fs::create_directories(root / "dump");
     for (const Case& c : cases()) common::write_atomic(root / "dump" / (c.label + ".json"), record_json(c).dump(2));
     out = root / "out";
-    auto gen = common::run_process({SKB_GENERATE_EXE, "-p", (root / "dump").string(), "-o", out.string(), "--dynamic",
-                                    "--quiet", "--strict"}, true);
+    auto gen = common::run_process(
+        {SKB_GENERATE_EXE, "-p", (root / "dump").string(), "-o", out.string(), "--dynamic", "--quiet", "--strict"},
+        true);
     if (gen.exit_code != 0) error = "skb-generate failed: " + gen.output;
     auto nin = common::run_process({"ninja", "-C", out.string()}, true);
     if (error.empty() && nin.exit_code != 0) error = "ninja failed: " + nin.output;
@@ -262,16 +344,22 @@ void run_and_check(const Case& c, bool dynamic) {
     std::vector<std::string> names;
     for (const auto& a : c.attrs) {
       std::vector<double> v;
-      if (a["value"].is_array()) for (const auto& e : a["value"]) v.push_back(as_double(e));
-      else v.push_back(as_double(a["value"]));
+      if (a["value"].is_array())
+        for (const auto& e : a["value"]) v.push_back(as_double(e));
+      else
+        v.push_back(as_double(a["value"]));
       values.push_back(v);
       names.push_back(a["name"]);
     }
     std::vector<skb_attr> attrs;
     for (std::size_t i = 0; i < values.size(); ++i)
       attrs.push_back({names[i].c_str(), static_cast<int32_t>(values[i].size()), values[i].data()});
-    skb_call call{static_cast<int32_t>(ishapes.size()), static_cast<int32_t>(oshapes.size()), ishapes.data(),
-                  oshapes.data(), static_cast<int32_t>(attrs.size()), attrs.data()};
+    skb_call call{static_cast<int32_t>(ishapes.size()),
+                  static_cast<int32_t>(oshapes.size()),
+                  ishapes.data(),
+                  oshapes.data(),
+                  static_cast<int32_t>(attrs.size()),
+                  attrs.data()};
     rc = fn(&call, in_ptr.data(), out_ptr.data());
   }
   ASSERT_EQ(rc, 0);

@@ -38,7 +38,8 @@ float ref_unary(const std::string& op, float x) {
   double v = x;
   if (op == "Square") return static_cast<float>(v * v);
   if (op == "Relu") return static_cast<float>(v > 0 ? v : 0);
-  if (op == "Gelu") return static_cast<float>(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+  if (op == "Gelu")
+    return static_cast<float>(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
   if (op == "FastGelu") return static_cast<float>(v / (1 + std::exp(-1.702 * v)));
   if (op == "Cast") return x;
   throw std::invalid_argument(op);
@@ -126,7 +127,8 @@ void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, fl
     mean[o] = static_cast<float>(m);
     var[o] = static_cast<float>(v);
     for (std::int64_t j = 0; j < len; ++j)
-      y[o * len + j] = static_cast<float>((x.data[o * len + j] - m) / std::sqrt(v + eps) * gamma.data[j] + beta.data[j]);
+      y[o * len + j] =
+          static_cast<float>((x.data[o * len + j] - m) / std::sqrt(v + eps) * gamma.data[j] + beta.data[j]);
   }
 }
 

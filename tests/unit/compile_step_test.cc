@@ -10,8 +10,8 @@ namespace {
 namespace fs = std::filesystem;
 
 CompileStep step_in(const fs::path& dir, std::vector<std::string> command) {
-  return CompileStep{dir, "Relu_0123456789abcdef0123456789abcdef", "Relu", "static", ".so", "skb_kernel", "tcid",
-                     std::move(command)};
+  return CompileStep{
+      dir, "Relu_0123456789abcdef0123456789abcdef", "Relu", "static", ".so", "skb_kernel", "tcid", std::move(command)};
 }
 
 TEST(CompileStep, PublishesBinaryThenRecord) {

@@ -9,7 +9,9 @@ namespace skb::generator {
 namespace {
 using common::Json;
 
-bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+bool has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
 
 TEST(Defines, StaticKernelGetsShapesAttrsAndConstData) {
   Json d = test::valid_record();
@@ -23,12 +25,14 @@ TEST(Defines, StaticKernelGetsShapesAttrsAndConstData) {
                 {{"name", "flag"}, {"dtype", "bool"}, {"index", 4}, {"value", true}}};
   auto defs = kernel_defines(parse_op_record(d), Variant::kStatic);
   EXPECT_TRUE(std::is_sorted(defs.begin(), defs.end()));
-  for (const char* want : {"-DSKB_STATIC=1", "-DSKB_OP=Add", "-DSKB_NUM_INPUTS=3", "-DSKB_IN0_SHAPE=2,3",
-                           "-DSKB_IN0_DTYPE=float", "-DSKB_IN2_NULL=1", "-DSKB_IN1_CONST=1,0", "-DSKB_ATTR_axes=-1,2",
-                           "-DSKB_ATTR_axes_LEN=2", "-DSKB_ATTR_eps=1.0", "-DSKB_ATTR_mode_IS_tanh=1", "-DSKB_ATTR_flag=1"})
+  for (const char* want :
+       {"-DSKB_STATIC=1", "-DSKB_OP=Add", "-DSKB_NUM_INPUTS=3", "-DSKB_IN0_SHAPE=2,3", "-DSKB_IN0_DTYPE=float",
+        "-DSKB_IN2_NULL=1", "-DSKB_IN1_CONST=1,0", "-DSKB_ATTR_axes=-1,2", "-DSKB_ATTR_axes_LEN=2",
+        "-DSKB_ATTR_eps=1.0", "-DSKB_ATTR_mode_IS_tanh=1", "-DSKB_ATTR_flag=1"})
     EXPECT_TRUE(has(defs, want)) << want;
   for (const auto& def : defs) {
-    EXPECT_EQ(def.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,+-="), std::string::npos)
+    EXPECT_EQ(def.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.,+-="),
+              std::string::npos)
         << def;
   }
 }

@@ -45,7 +45,8 @@ TEST(Index, SocWithoutPackagesGetsAnEmptyIndex) {
 }
 
 TEST(Index, ConfigIniRoundTripsAndIgnoresJunk) {
-  EXPECT_EQ(config_ini({"static_kernel_2", "static_kernel_1"}), "[static_kernel]\nload_priority=static_kernel_2,static_kernel_1\n");
+  EXPECT_EQ(config_ini({"static_kernel_2", "static_kernel_1"}),
+            "[static_kernel]\nload_priority=static_kernel_2,static_kernel_1\n");
   EXPECT_EQ(parse_config_ini(config_ini({"static_kernel_2", "static_kernel_1"})),
             (std::vector<std::string>{"static_kernel_2", "static_kernel_1"}));
   EXPECT_EQ(parse_config_ini("load_priority=static_kernel_1,../x,,static_kernel_1,other\n"),

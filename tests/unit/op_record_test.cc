@@ -112,7 +112,8 @@ TEST(OpRecord, ValueDependNeedsConstData) {
 TEST(OpRecord, AttrDtypeAndValueAreChecked) {
   Json d = valid_record();
   d["attrs"] = {{{"name", "axes"}, {"dtype", "listInt"}, {"index", 0}, {"value", {1, "2"}}}};
-  EXPECT_EQ(error_of(d), "/attrs/0/value/1: expected an integer in [-9223372036854775808, 9223372036854775807], found a string");
+  EXPECT_EQ(error_of(d),
+            "/attrs/0/value/1: expected an integer in [-9223372036854775808, 9223372036854775807], found a string");
   d["attrs"][0]["dtype"] = "tensor";
   EXPECT_NE(error_of(d).find("/attrs/0/dtype: expected an attr dtype"), std::string::npos);
 }

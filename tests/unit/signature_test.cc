@@ -44,18 +44,44 @@ TEST(Signature, EveryFieldThatMakesADifferentKernelChangesIt) {
       {"op_type", [](Json& d) { d["op_type"] = "Sub"; }},
       {"dtype", [](Json& d) { d["inputs"][0]["dtype"] = "float16"; }},
       {"format", [](Json& d) { d["inputs"][0]["format"] = "NCHW"; }},
-      {"shape", [](Json& d) { d["inputs"][1]["shape"] = {3, 2}; }},
-      {"output shape", [](Json& d) { d["outputs"][0]["shape"] = {2, 4}; }},
-      {"view", [](Json& d) { d["inputs"][0]["is_view"] = true; d["inputs"][0]["stride"] = {3, 1}; d["inputs"][0]["offset"] = 0; }},
-      {"view offset", [](Json& d) { d["inputs"][0]["is_view"] = true; d["inputs"][0]["stride"] = {3, 1}; d["inputs"][0]["offset"] = 5; }},
-      {"value depend", [](Json& d) { d["inputs"][1]["value_depend"] = true; d["inputs"][1]["const_data"] = {1, 2}; }},
+      {"shape",
+       [](Json& d) {
+         d["inputs"][1]["shape"] = {3, 2};
+       }},
+      {"output shape",
+       [](Json& d) {
+         d["outputs"][0]["shape"] = {2, 4};
+       }},
+      {"view",
+       [](Json& d) {
+         d["inputs"][0]["is_view"] = true;
+         d["inputs"][0]["stride"] = {3, 1};
+         d["inputs"][0]["offset"] = 0;
+       }},
+      {"view offset",
+       [](Json& d) {
+         d["inputs"][0]["is_view"] = true;
+         d["inputs"][0]["stride"] = {3, 1};
+         d["inputs"][0]["offset"] = 5;
+       }},
+      {"value depend",
+       [](Json& d) {
+         d["inputs"][1]["value_depend"] = true;
+         d["inputs"][1]["const_data"] = {1, 2};
+       }},
       {"null slot", [](Json& d) { d["inputs"].push_back(nullptr); }},
-      {"attr", [](Json& d) { d["attrs"] = {{{"name", "alpha"}, {"dtype", "float"}, {"index", 0}, {"value", 1.5}}}; }},
+      {"attr",
+       [](Json& d) {
+         d["attrs"] = {{{"name", "alpha"}, {"dtype", "float"}, {"index", 0}, {"value", 1.5}}};
+       }},
       {"deterministic", [](Json& d) { d["deterministic"] = "true"; }},
       {"deterministic level", [](Json& d) { d["deterministic_level"] = 1; }},
       {"impl mode", [](Json& d) { d["impl_mode"] = "high_precision"; }},
       {"core counts", [](Json& d) { d["platform_info"]["vector_core_cnt"] = 40; }},
-      {"extra params", [](Json& d) { d["extra_params"] = {{"group", "hccl_world"}}; }},
+      {"extra params",
+       [](Json& d) {
+         d["extra_params"] = {{"group", "hccl_world"}};
+       }},
       {"sub format", [](Json& d) { d["inputs"][0]["sub_format"] = 1; }},
   };
   std::set<std::string> seen = {base};

@@ -17,9 +17,10 @@ fs::path scratch_dir() {
 
 common::Json valid_record() {
   auto tensor = [](const char* name, int index) {
-    return common::Json{{"dtype", "float"}, {"format", "ND"}, {"index", index}, {"is_view", false},
-                        {"name", name}, {"origin_format", "ND"}, {"origin_shape", {2, 3}},
-                        {"param_type", "required"}, {"shape", {2, 3}}, {"value_depend", false}};
+    return common::Json{
+        {"dtype", "float"}, {"format", "ND"},        {"index", index},         {"is_view", false},
+        {"name", name},     {"origin_format", "ND"}, {"origin_shape", {2, 3}}, {"param_type", "required"},
+        {"shape", {2, 3}},  {"value_depend", false}};
   };
   return {{"attrs", common::Json::array()},
           {"deterministic", "false"},

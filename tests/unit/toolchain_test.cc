@@ -10,9 +10,15 @@ namespace fs = std::filesystem;
 using common::Json;
 
 Json minimal_profile() {
-  return {{"name", "mine"},     {"compiler", "c++"}, {"command", {"{compiler}", "{flags}", "{defines}", "-o", "{out}", "{src}"}},
-          {"flags", {"-O1"}},   {"suffix", ".so"},   {"entry", "skb_kernel"},
-          {"template_dir", "."}, {"default_soc", "cpu"}, {"ops", {{"Relu", {{"template", "k.cc"}, {"dtypes", {"float"}}}}}}};
+  return {{"name", "mine"},
+          {"compiler", "c++"},
+          {"command", {"{compiler}", "{flags}", "{defines}", "-o", "{out}", "{src}"}},
+          {"flags", {"-O1"}},
+          {"suffix", ".so"},
+          {"entry", "skb_kernel"},
+          {"template_dir", "."},
+          {"default_soc", "cpu"},
+          {"ops", {{"Relu", {{"template", "k.cc"}, {"dtypes", {"float"}}}}}}};
 }
 
 std::string load_error(const Json& profile) {

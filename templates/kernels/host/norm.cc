@@ -90,8 +90,7 @@ static constexpr Params make_static() {
 }
 #else
 static Params make_dynamic(const skb_call* c) {
-  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->inputs[1]),
-              (int64_t)skb_k::attr(c, "begin_norm_axis", 0, 0),
+  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->inputs[1]), (int64_t)skb_k::attr(c, "begin_norm_axis", 0, 0),
               skb_k::attr(c, "epsilon", 0, SKB_OP == LayerNorm ? 1e-7 : 1e-6));
 }
 #endif

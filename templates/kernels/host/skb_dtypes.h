@@ -6,16 +6,28 @@
 
 namespace skb_k {
 
-struct f16 { uint16_t bits; };
-struct bf16 { uint16_t bits; };
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
 typedef float dt_float;
 typedef f16 dt_float16;
 typedef bf16 dt_bfloat16;
 typedef int32_t dt_int32;
 typedef int64_t dt_int64;
 
-static inline uint32_t float_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static inline float bits_float(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t float_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  return u;
+}
+static inline float bits_float(uint32_t u) {
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
 
 static inline float to_float(float x) { return x; }
 static inline float to_float(int32_t x) { return (float)x; }
@@ -29,23 +41,38 @@ static inline float to_float(f16 h) {
   if (exp == 0) {
     if (mant == 0) return bits_float(sign);
     exp = 1;
-    while (!(mant & 0x400)) { mant <<= 1; --exp; }
+    while (!(mant & 0x400)) {
+      mant <<= 1;
+      --exp;
+    }
     mant &= 0x3ff;
   }
   return bits_float(sign | ((uint32_t)(exp + 112) << 23) | (mant << 13));
 }
 
-template <class T> static inline T from_float(float f);
-template <> inline float from_float<float>(float f) { return f; }
-template <> inline int32_t from_float<int32_t>(float f) { return (int32_t)f; }
-template <> inline int64_t from_float<int64_t>(float f) { return (int64_t)f; }
-template <> inline bf16 from_float<bf16>(float f) {
+template <class T>
+static inline T from_float(float f);
+template <>
+inline float from_float<float>(float f) {
+  return f;
+}
+template <>
+inline int32_t from_float<int32_t>(float f) {
+  return (int32_t)f;
+}
+template <>
+inline int64_t from_float<int64_t>(float f) {
+  return (int64_t)f;
+}
+template <>
+inline bf16 from_float<bf16>(float f) {
   uint32_t u = float_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{(uint16_t)((u >> 16) | 0x40)};  // NaN stays NaN
-  u += 0x7fffu + ((u >> 16) & 1);  // round to nearest even
+  u += 0x7fffu + ((u >> 16) & 1);                                                  // round to nearest even
   return bf16{(uint16_t)(u >> 16)};
 }
-template <> inline f16 from_float<f16>(float f) {
+template <>
+inline f16 from_float<f16>(float f) {
   uint32_t x = float_bits(f);
   uint32_t sign = (x >> 16) & 0x8000;
   uint32_t mant = x & 0x7fffff;

@@ -26,7 +26,10 @@ struct Dims {
   constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
 };
 
-template <class... A> constexpr Dims dims(A... a) { return Dims{(int)sizeof...(A), {(int64_t)a...}}; }
+template <class... A>
+constexpr Dims dims(A... a) {
+  return Dims{(int)sizeof...(A), {(int64_t)a...}};
+}
 
 static inline Dims dims(const skb_shape& s) {
   Dims r{s.rank < 0 ? 0 : s.rank, {}};
@@ -59,15 +62,15 @@ static inline void* alloc_floats(int64_t n) { return malloc((size_t)(n > 0 ? n :
 #define SKB_IN_DIMS(i) skb_k::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_k::dims(SKB_OUT##i##_SHAPE)
 /// Defines the entry point: the parameters are a constant the compiler folds into `run`.
-#define SKB_ENTRY(make_static, make_dynamic, run)                                    \
-  SKB_EXPORT int skb_kernel(const void* const* in, void* const* out) {             \
-    static constexpr auto params = make_static();                                   \
-    return run(params, in, out);                                                    \
+#define SKB_ENTRY(make_static, make_dynamic, run)                      \
+  SKB_EXPORT int skb_kernel(const void* const* in, void* const* out) { \
+    static constexpr auto params = make_static();                      \
+    return run(params, in, out);                                       \
   }
 #else
-#define SKB_ENTRY(make_static, make_dynamic, run)                                               \
+#define SKB_ENTRY(make_static, make_dynamic, run)                                                    \
   SKB_EXPORT int skb_kernel_dynamic(const skb_call* call, const void* const* in, void* const* out) { \
-    const auto params = make_dynamic(call);                                                    \
-    return run(params, in, out);                                                               \
+    const auto params = make_dynamic(call);                                                          \
+    return run(params, in, out);                                                                     \
   }
 #endif

@@ -13,9 +13,12 @@ static constexpr Params make(skb_k::Dims x, int64_t axis_attr) {
   int axis = x.axis(axis_attr);
   Params p{1, 1, 1};
   for (int i = 0; i < x.rank; ++i) {
-    if (i < axis) p.outer *= x.d[i];
-    else if (i == axis) p.len = x.d[i];
-    else p.inner *= x.d[i];
+    if (i < axis)
+      p.outer *= x.d[i];
+    else if (i == axis)
+      p.len = x.d[i];
+    else
+      p.inner *= x.d[i];
   }
   return p;
 }
