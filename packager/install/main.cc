@@ -1,17 +1,7 @@
 // skb-install: the statically linked installer that travels inside every .run.
-#include "common/diag.h"
-#include "common/error.h"
+#include "common/run_main.h"
 #include "packager/install/cli.h"
 
 int main(int argc, char** argv) {
-  skb::common::Diag diag("skb-install");
-  try {
-    return skb::installer::installer_main(argc, argv, diag);
-  } catch (const skb::common::Error& e) {
-    diag.error(e.what());
-    return skb::installer::kExitError;
-  } catch (const std::exception& e) {
-    diag.error(std::string("internal error: ") + e.what());
-    return skb::installer::kExitError;
-  }
+  return skb::common::run_main("skb-install", argc, argv, &skb::installer::installer_main);
 }

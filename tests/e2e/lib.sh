@@ -75,3 +75,14 @@ for soc in sorted(os.listdir(cfg)) if os.path.isdir(cfg) else []:
 print(n)
 PY
 }
+
+# Two packages of overlapping kernels: A (seq 8) and B (seqs 8 and 12, a superset of A's keys).
+# Sets A, B (paths of the .run), pa, pb (names) and na, nb (kernel counts).
+make_two_packages() {
+  make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
+  make_dump dump_b --ranks 1 --seqs 8,12 --hidden 16 --heads 2
+  A=$(SOURCE_DATE_EPOCH=1700000000 build_package dump_a out_a)
+  B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
+  pa=$(basename "$A" .run); pb=$(basename "$B" .run)
+  na=$(json_get out_a/package.json 'j["kernels"]'); nb=$(json_get out_b/package.json 'j["kernels"]')
+}

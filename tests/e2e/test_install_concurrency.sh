@@ -3,12 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 export SKB_LOCK_TIMEOUT=120
 
-make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
-make_dump dump_b --ranks 1 --seqs 8,12 --hidden 16 --heads 2
-A=$(SOURCE_DATE_EPOCH=1700000000 build_package dump_a out_a)
-B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
-pa=$(basename "$A" .run); pb=$(basename "$B" .run)
-na=$(json_get out_a/package.json 'j["kernels"]'); nb=$(json_get out_b/package.json 'j["kernels"]')
+make_two_packages
 step "$pa: $na kernels; $pb: $nb kernels, a superset of its keys"
 
 # Parses every index of a library in a loop until told to stop; fails on any invalid read.

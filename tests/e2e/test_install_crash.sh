@@ -3,11 +3,7 @@
 source "$(dirname "$0")/lib.sh"
 export SKB_LOCK_TIMEOUT=60
 
-make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
-make_dump dump_b --ranks 1 --seqs 8,12 --hidden 16 --heads 2
-A=$(SOURCE_DATE_EPOCH=1700000000 build_package dump_a out_a)
-B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
-na=$(json_get out_a/package.json 'j["kernels"]'); nb=$(json_get out_b/package.json 'j["kernels"]')
+make_two_packages
 lib=$PWD/lib
 sh "$A" --install-path="$lib" -q
 t0=$(date +%s%N); sh "$B" --install-path="$lib" -q; t1=$(date +%s%N)
