@@ -1,6 +1,7 @@
 #include "common/fs.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -101,6 +102,14 @@ bool write_if_changed(const fs::path& path, std::string_view content) {
   }
   write_atomic(path, content);
   return true;
+}
+
+void ensure_real_dir(const fs::path& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error(fmt::format("{}: cannot create: {}", dir.string(), errno_text()));
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(fmt::format("{}: not a folder (a symlink?): refused", dir.string()));
 }
 
 fs::path self_exe() {

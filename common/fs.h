@@ -19,6 +19,10 @@ void write_atomic(const std::filesystem::path& path, std::string_view content, u
 /// An unchanged file keeps its mtime (what ninja's restat relies on).
 bool write_if_changed(const std::filesystem::path& path, std::string_view content);
 
+/// Creates a folder (mode 0755) when missing; throws Error when the path exists as anything but
+/// a real folder, a symlink to one included (so that nothing is ever written through it).
+void ensure_real_dir(const std::filesystem::path& dir);
+
 /// Absolute path of the running executable.
 std::filesystem::path self_exe();
 

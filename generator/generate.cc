@@ -70,7 +70,7 @@ std::vector<std::string> regenerate_args(const Options& o) {
   }
   args.push_back("-o");
   args.push_back(fs::absolute(o.output).lexically_normal().string());
-  bool is_path = o.toolchain.find('/') != std::string::npos || fs::path(o.toolchain).extension() == ".json";
+  bool is_path = is_profile_path(o.toolchain);
   args.push_back("--toolchain");
   args.push_back(is_path ? fs::absolute(o.toolchain).lexically_normal().string() : o.toolchain);
   if (!o.soc.empty()) args.insert(args.end(), {"--soc", o.soc});

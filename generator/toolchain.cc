@@ -163,6 +163,10 @@ const OpTemplate* Toolchain::find(const std::string& op_type) const {
   return it == ops.end() ? nullptr : &it->second;
 }
 
+bool is_profile_path(const std::string& name_or_path) {
+  return name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
+}
+
 fs::path default_templates_dir() {
   fs::path exe_dir = common::self_exe().parent_path();
   return (exe_dir / SKB_DATA_RELDIR / "templates").lexically_normal();
@@ -170,7 +174,7 @@ fs::path default_templates_dir() {
 
 Toolchain load_toolchain(const std::string& name_or_path, const fs::path& templates_dir, const std::string& soc,
                          const std::vector<std::string>& launcher) {
-  bool is_path = name_or_path.find('/') != std::string::npos || fs::path(name_or_path).extension() == ".json";
+  bool is_path = is_profile_path(name_or_path);
   if (!is_path && !is_identifier(name_or_path))
     throw Error(fmt::format("--toolchain {}: expected a profile name or a path to a .json profile", name_or_path));
   fs::path profile =

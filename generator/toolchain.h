@@ -35,6 +35,10 @@ struct Toolchain {
   const OpTemplate* find(const std::string& op_type) const;
 };
 
+/// A --toolchain argument names a profile file (rather than a profile of templates_dir) when it
+/// contains '/' or ends in .json.
+bool is_profile_path(const std::string& name_or_path);
+
 /// Loads a profile: `name_or_path` is a file path when it contains '/' or ends in .json,
 /// otherwise the name of a profile under <templates_dir>/toolchains/. An empty soc means the
 /// profile's default_soc. Runs the profile's identify command. Throws Error naming the profile

@@ -111,7 +111,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256));
-  if (!dirs.empty() || stamp.empty()) std::printf("%s\n", r.run.c_str());
+  if (stamp.empty()) std::printf("%s\n", r.run.c_str());
   return 0;
 }
 

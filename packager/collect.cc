@@ -23,6 +23,12 @@ Json parse_file(const fs::path& p, const std::string& text) {
   }
 }
 
+[[noreturn]] void cannot_pack(const std::vector<std::string>& problems, std::size_t planned, const std::string& hint) {
+  std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), planned);
+  for (const auto& p : problems) text += "\n  " + p;
+  throw Error(text + "\n(" + hint + ")");
+}
+
 Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
 }  // namespace
@@ -89,11 +95,8 @@ Collected collect_kernels(const fs::path& build_dir) {
       c.files.push_back({p, dir + p.filename().string(), std::move(*text)});
     }
   }
-  if (!problems.empty()) {
-    std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), plan.at("kernels").size());
-    for (const auto& p : problems) text += "\n  " + p;
-    throw Error(text + "\n(run `ninja -C " + build_dir.string() + "` to build them)");
-  }
+  if (!problems.empty())
+    cannot_pack(problems, plan.at("kernels").size(), "run `ninja -C " + build_dir.string() + "` to build them");
   auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
   std::sort(m.files.begin(), m.files.end(), by_path);
   std::sort(c.files.begin(), c.files.end(), by_path);
@@ -110,10 +113,7 @@ void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t plann
       problems.push_back(
           fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", b.kernel, have, b.sha256));
   }
-  if (problems.empty()) return;
-  std::string text = fmt::format("{} of {} kernels cannot be packed:", problems.size(), planned);
-  for (const auto& p : problems) text += "\n  " + p;
-  throw Error(text + "\n(they changed after they were built: run ninja again)");
+  if (!problems.empty()) cannot_pack(problems, planned, "they changed after they were built: run ninja again");
 }
 
 }  // namespace skb::packager

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/fs.h"
 
 namespace skb::packager {
 namespace fs = std::filesystem;
@@ -44,16 +45,6 @@ void add_entry(archive* a, const std::string& path, const std::string& data, std
     throw Error(fmt::format("libarchive: writing {}: {}", path, archive_error_string(a)));
 }
 
-std::string slurp(const fs::path& p) {
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(p.c_str(), "rb"), &std::fclose);
-  if (!f) throw Error(fmt::format("{}: cannot open", p.string()));
-  std::string data;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, n);
-  return data;
-}
-
 }  // namespace
 
 void write_payload(const fs::path& out, const std::string& manifest, const std::vector<SourceFile>& files,
@@ -76,7 +67,7 @@ void write_payload(const fs::path& out, const std::string& manifest, const std::
   check(w, archive_write_set_bytes_in_last_block(w, 1), "block size");
   check(w, archive_write_open_filename(w, out.c_str()), out.c_str());
   add_entry(w, kManifestName, manifest, mtime);
-  for (const auto& f : files) add_entry(w, f.path, f.data ? *f.data : slurp(f.source), mtime);
+  for (const auto& f : files) add_entry(w, f.path, f.data ? *f.data : common::read_file(f.source), mtime);
   check(w, archive_write_close(w), "close");
 }
 

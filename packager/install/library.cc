@@ -23,15 +23,6 @@ using common::Json;
 
 namespace {
 
-// Creates a folder of the library, refusing one that is a symlink.
-void ensure_dir(const fs::path& dir) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
-    throw Error(fmt::format("{}: cannot create: {}", dir.string(), std::strerror(errno)));
-  struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error(fmt::format("{}: not a folder (a symlink?): refused", dir.string()));
-}
-
 void remove_tree(const fs::path& p) {
   std::error_code ec;
   fs::remove_all(p, ec);  // remove_all does not follow symlinks
@@ -72,7 +63,7 @@ void Library::ensure_layout() {
   if (ec) throw Error(fmt::format("{}: cannot create: {}", install_path_.string(), ec.message()));
   for (const fs::path& d :
        {install_path_ / "opp", install_path_ / "opp" / "static_kernel", root_, root_ / "config", root_ / "bin"})
-    ensure_dir(d);
+    common::ensure_real_dir(d);
 }
 
 std::vector<std::string> Library::read_order() const {
@@ -116,7 +107,7 @@ void Library::publish(const std::vector<std::string>& newest_first) {
   for (fs::directory_iterator it(root_ / "config", ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory() && !it->is_symlink()) socs.push_back(it->path().filename().string());
   for (const auto& [soc, text] : merged_indexes(manifests, socs)) {
-    ensure_dir(root_ / "config" / soc);
+    common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
   }
   common::write_if_changed(root_ / "config.ini", config_ini(newest_first));
@@ -144,22 +135,13 @@ void Library::recover() {
       order.erase(std::remove(order.begin(), order.end(), package), order.end());
       bool present = fs::is_regular_file(root_ / package / packager::kManifestName);
       if (op == "install" && present) order.insert(order.begin(), package);  // finish it
-      if (op == "uninstall") {
-        publish(order);
-        remove_tree(root_ / package);
-      }
     }
     publish(order);
+    if (op == "uninstall" && packager::is_package_name(package)) remove_tree(root_ / package);  // no index lists it now
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
   }
-  std::error_code ec;
-  std::vector<fs::path> leftovers;
-  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) leftovers.push_back(it->path());
-  }
-  for (const auto& p : leftovers) remove_tree(p);
+  for (const auto& p : leftover_dirs()) remove_tree(p);
 }
 
 void Library::remove_package_locked(const std::string& package) {
@@ -172,14 +154,18 @@ void Library::remove_package_locked(const std::string& package) {
   clear_journal();
 }
 
-bool Library::recovery_pending() const {
-  if (fs::exists(root_ / "config" / "transaction.json")) return true;
+std::vector<fs::path> Library::leftover_dirs() const {
+  std::vector<fs::path> out;
   std::error_code ec;
   for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) return true;
+    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) out.push_back(it->path());
   }
-  return false;
+  return out;
+}
+
+bool Library::recovery_pending() const {
+  return fs::exists(root_ / "config" / "transaction.json") || !leftover_dirs().empty();
 }
 
 bool Library::same_payload_installed(const PayloadSource& payload) const {
@@ -214,7 +200,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
       throw Error(fmt::format("{}: {} bytes free, {} needed to install {}; nothing was changed", root_.string(), avail,
                               need, m.package));
   }
-  ensure_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
+  common::ensure_real_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
 
   fs::path target = root_ / m.package;
   std::string wanted = packager::manifest_json(m);

@@ -43,7 +43,9 @@ class Library {
   /// The very same payload is installed: its package folder records this payload's sha256 and
   /// config.ini lists it. Reads two small files; needs no lock (a snapshot is enough).
   bool same_payload_installed(const PayloadSource& payload) const;
-  /// An interrupted change waits to be finished: a journal, or staging or trash folders.
+  /// Staging and trash folders of changes that were interrupted.
+  std::vector<std::filesystem::path> leftover_dirs() const;
+  /// An interrupted change waits to be finished: a journal, or leftover folders.
   bool recovery_pending() const;
   void ensure_layout();
   void recover();

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/fs.h"
 #include "common/sha256.h"
 
 namespace skb::installer {
@@ -124,14 +125,7 @@ Manifest first_entry_manifest(ReadArchive& ar) {
 void make_dirs_below(const fs::path& dest, const std::string& rel) {
   fs::path cur = dest;
   fs::path parent = fs::path(rel).parent_path();
-  for (const auto& part : parent) {
-    cur /= part;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      throw common::Error(fmt::format("{}: cannot create: {}", cur.string(), std::strerror(errno)));
-    struct stat st;
-    if (::lstat(cur.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw common::Error(fmt::format("{}: not a folder (a symlink?): refused", cur.string()));
-  }
+  for (const auto& part : parent) common::ensure_real_dir(cur /= part);
 }
 
 }  // namespace
