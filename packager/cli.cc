@@ -18,7 +18,7 @@ namespace {
 constexpr const char* kFooter = R"(
 Two ways to run it:
   skb-package OUT                  package the kernels that `ninja -C OUT` built
-  skb-package -p DIR -o OUT [-v SOC] [-j N]
+  skb-package -p DIR -o OUT [-v SOC] [-j N] [--dynamic]
                                    the whole job, as op_compiler does: skb-generate, ninja
                                    (compiles, then this packaging step), print the .run's path
 
@@ -32,24 +32,31 @@ Install it with `sh static_kernel_<...>.run --install-path=DIR`; see its --help.
 Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 )";
 
+// What the whole job (-p) is asked for.
+struct WholeJob {
+  std::vector<std::string> dirs, launcher;
+  std::string soc, toolchain = "host", compression = "gzip";
+  unsigned jobs = 0;
+  bool dynamic = false, quiet = false;
+};
+
 // Runs the whole job: generate, build (which packages), report.
-int whole_job(const std::vector<std::string>& dirs, const fs::path& out, const std::string& soc, unsigned jobs,
-              const std::string& toolchain, const std::vector<std::string>& launcher, const std::string& compression,
-              bool quiet, const common::Diag& diag) {
+int whole_job(const WholeJob& job, const fs::path& out, const common::Diag& diag) {
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};
-  for (const auto& d : dirs) gen.insert(gen.end(), {"-p", d});
-  gen.insert(gen.end(), {"-o", out.string(), "--toolchain", toolchain, "--compression", compression});
-  if (!soc.empty()) gen.insert(gen.end(), {"--soc", soc});
-  for (const auto& l : launcher) gen.insert(gen.end(), {"--launcher", l});
-  if (quiet) gen.push_back("--quiet");
+  for (const auto& d : job.dirs) gen.insert(gen.end(), {"-p", d});
+  gen.insert(gen.end(), {"-o", out.string(), "--toolchain", job.toolchain, "--compression", job.compression});
+  if (!job.soc.empty()) gen.insert(gen.end(), {"--soc", job.soc});
+  for (const auto& l : job.launcher) gen.insert(gen.end(), {"--launcher", l});
+  if (job.dynamic) gen.push_back("--dynamic");
+  if (job.quiet) gen.push_back("--quiet");
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw common::Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");
   if (ninja.empty()) throw common::Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
   std::vector<std::string> build = {ninja, "-C", out.string()};
-  if (jobs) build.insert(build.end(), {"-j", std::to_string(jobs)});
-  if (quiet) build.push_back("--quiet");
+  if (job.jobs) build.insert(build.end(), {"-j", std::to_string(job.jobs)});
+  if (job.quiet) build.push_back("--quiet");
   if (int rc = common::run_process(build, common::Output::kToStderr).exit_code; rc != 0)
     throw common::Error(fmt::format("the build failed (ninja exit {}); see above", rc));
   common::Json stamp = common::parse_json(common::read_file(out / "package.json"));
@@ -67,20 +74,20 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       "static_kernel_<YYYYMMDDHHMMSS>.run, a self-extracting, self-verifying installer.");
   app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
-  std::string build_dir, output, compression = "gzip", records_from, stamp, soc, toolchain = "host";
-  std::vector<std::string> dirs, launcher;
-  unsigned jobs = 0;
-  bool force = false, quiet = false;
+  std::string build_dir, output, records_from, stamp;
+  WholeJob job;
+  bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output, "Where the .run goes (default: the build folder); with -p, the build folder");
-  app.add_option("--compression", compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
+  app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
   app.add_flag("--force", force, "Replace an existing package of the same name and other contents");
-  app.add_flag("-q,--quiet", quiet, "Print errors only");
-  app.add_option("-p,--op-params-dir", dirs, "Whole job: op-statistics folder (repeatable), as for skb-generate");
-  app.add_option("-v,--soc", soc, "Whole job: target SoC / architecture");
-  app.add_option("-j,--jobs", jobs, "Whole job: parallel compiles (default: ninja's)");
-  app.add_option("--toolchain", toolchain, "Whole job: toolchain profile name or path")->capture_default_str();
-  app.add_option("--launcher", launcher, "Whole job: compile launcher word (repeatable), e.g. ccache");
+  app.add_flag("-q,--quiet", job.quiet, "Print errors only");
+  app.add_option("-p,--op-params-dir", job.dirs, "Whole job: op-statistics folder (repeatable), as for skb-generate");
+  app.add_option("-v,--soc", job.soc, "Whole job: target SoC / architecture");
+  app.add_option("-j,--jobs", job.jobs, "Whole job: parallel compiles (default: ninja's)");
+  app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")->capture_default_str();
+  app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache");
+  app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
   app.add_option("--records-from", records_from, "Internal (build.ninja): file listing the kernel records")->group("");
   app.add_option("--stamp", stamp, "Internal (build.ninja): write the result as JSON here")->group("");
   try {
@@ -88,14 +95,14 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  common::Diag out_diag(diag.program(), quiet);
-  if (!dirs.empty()) {
+  common::Diag out_diag(diag.program(), job.quiet);
+  if (!job.dirs.empty()) {
     if (output.empty() || !build_dir.empty()) {
       diag.error("with -p, give the build folder as -o OUT and no positional folder (see --help)");
       return 2;
     }
-    parse_compression(compression);
-    return whole_job(dirs, output, soc, jobs, toolchain, launcher, compression, quiet, out_diag);
+    parse_compression(job.compression);
+    return whole_job(job, output, out_diag);
   }
   if (build_dir.empty()) {
     diag.error("expected the output folder of skb-generate, or -p DIR -o OUT (see --help)");
@@ -104,7 +111,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   PackageOptions o;
   o.build_dir = build_dir;
   o.output_dir = output;
-  o.compression = parse_compression(compression);
+  o.compression = parse_compression(job.compression);
   o.force = force;
   o.records_from = records_from;
   o.stamp = stamp;

@@ -13,12 +13,13 @@
 #include "generator/defines.h"
 #include "generator/plan.h"
 #include "generator/toolchain.h"
-#include "reference_ops.h"
+#include "runtime/reference/tensors.h"
 #include "skb_dtypes.h"
 #include "skb_kernel_abi.h"
 
 namespace skb::test {
 namespace {
+using namespace skb::reference;
 namespace fs = std::filesystem;
 using common::Json;
 
@@ -151,113 +152,7 @@ Json record_json(const Case& c) {
           {"platform_info", {{"cube_core_cnt", 24}, {"vector_core_cnt", 48}}}};
 }
 
-// A tensor's bytes in its dtype, and its values as the kernel sees them (rounded to dtype).
-struct Buffer {
-  std::vector<unsigned char> bytes;
-  Ref ref;
-};
-
-std::size_t dtype_size(const std::string& dt) { return dt == "float" || dt == "int32" ? 4 : dt == "int64" ? 8 : 2; }
-
-void store(const std::string& dt, unsigned char* p, float v) {
-  if (dt == "float")
-    std::memcpy(p, &v, 4);
-  else if (dt == "float16") {
-    auto h = skb_k::from_float<skb_k::f16>(v);
-    std::memcpy(p, &h, 2);
-  } else if (dt == "bfloat16") {
-    auto h = skb_k::from_float<skb_k::bf16>(v);
-    std::memcpy(p, &h, 2);
-  } else if (dt == "int32") {
-    auto i = static_cast<std::int32_t>(v);
-    std::memcpy(p, &i, 4);
-  } else {
-    auto i = static_cast<std::int64_t>(v);
-    std::memcpy(p, &i, 8);
-  }
-}
-
-float load(const std::string& dt, const unsigned char* p) {
-  if (dt == "float") {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  if (dt == "float16") {
-    skb_k::f16 h;
-    std::memcpy(&h, p, 2);
-    return skb_k::to_float(h);
-  }
-  if (dt == "bfloat16") {
-    skb_k::bf16 h;
-    std::memcpy(&h, p, 2);
-    return skb_k::to_float(h);
-  }
-  if (dt == "int32") {
-    std::int32_t i;
-    std::memcpy(&i, p, 4);
-    return static_cast<float>(i);
-  }
-  std::int64_t i;
-  std::memcpy(&i, p, 8);
-  return static_cast<float>(i);
-}
-
-Buffer make_buffer(const Spec& s, std::mt19937& rng, float lo, float hi) {
-  Buffer b;
-  b.ref.shape = s.shape;
-  std::int64_t n = numel(s.shape);
-  std::size_t es = dtype_size(s.dtype);
-  b.bytes.resize(static_cast<std::size_t>(n) * es);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  for (std::int64_t i = 0; i < n; ++i) {
-    float v = s.const_data.empty() ? dist(rng) : static_cast<float>(s.const_data[i]);
-    store(s.dtype, &b.bytes[i * es], v);
-    b.ref.data.push_back(load(s.dtype, &b.bytes[i * es]));
-  }
-  return b;
-}
-
 double as_double(const Json& v) { return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>(); }
-
-double attr_num(const Case& c, const char* name, double def) {
-  for (const auto& a : c.attrs)
-    if (a["name"] == name) return as_double(a["value"].is_array() ? a["value"][0] : a["value"]);
-  return def;
-}
-
-std::vector<std::vector<float>> expected(const Case& c, const std::vector<Buffer>& in) {
-  const std::string& op = c.op;
-  if (op == "Square" || op == "Relu" || op == "Gelu" || op == "FastGelu" || op == "Cast") {
-    std::vector<float> y;
-    for (float v : in[0].ref.data) y.push_back(ref_unary(op, v));
-    return {y};
-  }
-  if (op == "Add" || op == "Sub" || op == "Mul" || op == "RealDiv")
-    return {ref_broadcast(op, in[0].ref, in[1].ref, c.outputs[0].shape)};
-  if (op == "MatMulV2" || op == "BatchMatMulV2") {
-    bool mm = op == "MatMulV2";
-    const Ref* bias = c.inputs.size() > 2 && !c.inputs[2].null ? &in[2].ref : nullptr;
-    return {ref_matmul(in[0].ref, in[1].ref, bias, attr_num(c, mm ? "transpose_x1" : "adj_x1", 0) != 0,
-                       attr_num(c, mm ? "transpose_x2" : "adj_x2", 0) != 0, c.outputs[0].shape)};
-  }
-  if (op == "SoftmaxV2") return {ref_softmax(in[0].ref, static_cast<int>(attr_num(c, "axes", -1)))};
-  if (op == "LayerNorm") {
-    std::vector<float> y, m, v;
-    ref_layernorm(in[0].ref, in[1].ref, in[2].ref, static_cast<int>(attr_num(c, "begin_norm_axis", 0)),
-                  static_cast<float>(attr_num(c, "epsilon", 1e-7)), y, m, v);
-    return {y, m, v};
-  }
-  if (op == "RmsNorm") {
-    std::vector<float> y, r;
-    ref_rmsnorm(in[0].ref, in[1].ref, static_cast<float>(attr_num(c, "epsilon", 1e-6)), y, r);
-    return {y, r};
-  }
-  if (op == "Transpose") return {ref_transpose(in[0].ref, c.inputs[1].const_data)};
-  throw std::invalid_argument(op);
-}
-
-double tolerance(const std::string& dt) { return dt == "float" ? 2e-5 : dt == "float16" ? 4e-3 : 2e-2; }
 
 class Built {
  public:
@@ -308,13 +203,8 @@ void run_and_check(const Case& c, bool dynamic) {
   ASSERT_NE(lib.handle, nullptr) << dlerror();
 
   std::mt19937 rng(42);
-  std::vector<Buffer> in;
-  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
-    bool divisor = c.op == "RealDiv" && i == 1;
-    in.push_back(c.inputs[i].null ? Buffer{} : make_buffer(c.inputs[i], rng, divisor ? 0.5f : -2.f, 2.f));
-  }
-  std::vector<Buffer> out;
-  for (const Spec& s : c.outputs) out.push_back(make_buffer(s, rng, 0, 0));
+  std::vector<Buffer> in = make_inputs(rec, rng);
+  std::vector<Buffer> out = make_outputs(rec);
   std::vector<const void*> in_ptr;
   for (std::size_t i = 0; i < in.size(); ++i) in_ptr.push_back(c.inputs[i].null ? nullptr : in[i].bytes.data());
   std::vector<void*> out_ptr;
@@ -364,17 +254,9 @@ void run_and_check(const Case& c, bool dynamic) {
   }
   ASSERT_EQ(rc, 0);
 
-  auto want = expected(c, in);
+  auto want = expected_outputs(rec, in);
   ASSERT_EQ(want.size(), c.outputs.size());
-  for (std::size_t o = 0; o < c.outputs.size(); ++o) {
-    const std::string& dt = c.outputs[o].dtype;
-    double tol = std::max(tolerance(dt), tolerance(c.inputs[0].dtype));
-    ASSERT_EQ(want[o].size(), static_cast<std::size_t>(numel(c.outputs[o].shape)));
-    for (std::size_t i = 0; i < want[o].size(); ++i) {
-      float got = load(dt, &out[o].bytes[i * dtype_size(dt)]);
-      ASSERT_NEAR(got, want[o][i], tol * (1 + std::fabs(want[o][i]))) << "output " << o << " element " << i;
-    }
-  }
+  EXPECT_EQ(compare_outputs(rec, out, want), "");
 }
 
 TEST_P(KernelTest, StaticKernelMatchesReference) { run_and_check(GetParam(), false); }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace skb::test {
+namespace skb::reference {
 
 using Shape = std::vector<std::int64_t>;
 
@@ -30,4 +30,4 @@ void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, fl
 void ref_rmsnorm(const Ref& x, const Ref& gamma, float eps, std::vector<float>& y, std::vector<float>& rstd);
 std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& perm);
 
-}  // namespace skb::test
+}  // namespace skb::reference

@@ -1,9 +1,9 @@
-#include "reference_ops.h"
+#include "runtime/reference/reference_ops.h"
 
 #include <cmath>
 #include <stdexcept>
 
-namespace skb::test {
+namespace skb::reference {
 
 std::int64_t numel(const Shape& s) {
   std::int64_t n = 1;
@@ -158,4 +158,4 @@ std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& 
   return y;
 }
 
-}  // namespace skb::test
+}  // namespace skb::reference

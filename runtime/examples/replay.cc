@@ -1,0 +1,105 @@
+// skb-replay: runs every op call of an op-statistics dump through skb_runtime, against an
+// installed operator library, and checks every output against the reference implementation.
+// The example of the runtime's C API: open, find, run, and which kernel ran.
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <random>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/run_main.h"
+#include "common/version.h"
+#include "generator/discovery.h"
+#include "runtime/reference/tensors.h"
+#include "skb/runtime.h"
+
+namespace {
+
+using skb::common::Error;
+
+struct Counts {
+  std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, invalid = 0, match = 0, differ = 0;
+};
+
+std::vector<const void*> const_pointers(const std::vector<skb::reference::Buffer>& buffers) {
+  std::vector<const void*> p;
+  for (const auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
+  return p;
+}
+
+std::vector<void*> pointers(std::vector<skb::reference::Buffer>& buffers) {
+  std::vector<void*> p;
+  for (auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
+  return p;
+}
+
+// One call: find its kernel, run it on random inputs, compare with the reference.
+void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, std::mt19937& rng, Counts& n) {
+  std::string text = skb::common::read_file(file, 64 << 20);
+  ++n.calls;
+  skb_op* op = nullptr;
+  int rc = skb_runtime_find(rt, text.c_str(), &op);
+  if (rc == SKB_ERR_NOT_FOUND || rc == SKB_ERR_INVALID) {
+    ++(rc == SKB_ERR_NOT_FOUND ? n.no_kernel : n.invalid);
+    if (verbose) fmt::print("  {}: {}\n", file.filename().string(), skb_last_error());
+    return;
+  }
+  if (rc != SKB_OK) throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
+  std::unique_ptr<skb_op, void (*)(skb_op*)> owned(op, skb_op_free);
+  auto record = skb::generator::parse_op_record(skb::common::parse_json(text));
+  auto in = skb::reference::make_inputs(record, rng);
+  auto out = skb::reference::make_outputs(record);
+  auto in_ptr = const_pointers(in);
+  auto out_ptr = pointers(out);
+  if (skb_op_run(op, in_ptr.data(), out_ptr.data()) != SKB_OK)
+    throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
+  bool is_static = skb_op_kind(op) == SKB_KERNEL_STATIC;
+  ++(is_static ? n.static_kernels : n.dynamic_kernels);
+  std::string diff = skb::reference::compare_outputs(record, out, skb::reference::expected_outputs(record, in));
+  ++(diff.empty() ? n.match : n.differ);
+  if (!diff.empty())
+    fmt::print(stderr, "skb-replay: {}: {} ({}): {}\n", file.string(), skb_op_kernel_name(op),
+               is_static ? "static" : "dynamic", diff);
+  else if (verbose)
+    fmt::print("  {}: {} kernel {}: outputs match\n", file.filename().string(), is_static ? "static" : "dynamic",
+               skb_op_kernel_name(op));
+}
+
+int replay_main(int argc, char** argv, skb::common::Diag&) {
+  CLI::App app{
+      "Runs every op call recorded in op-statistics dumps through the skb runtime, against an installed "
+      "operator library, and checks each output against a reference implementation.\n\n"
+      "  skb-replay --install-path DIR DUMP...\n\n"
+      "Exit status: 0 when every call that found a kernel matched its reference, 1 otherwise.",
+      "skb-replay"};
+  std::string install_path, soc;
+  std::vector<std::filesystem::path> dirs;
+  bool verbose = false;
+  unsigned seed = 1;
+  app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
+  app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)");
+  app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)");
+  app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str();
+  app.add_flag("--verbose", verbose, "One line per call");
+  app.set_version_flag("--version", fmt::format("skb-replay (skb {})", skb::common::kVersion));
+  CLI11_PARSE(app, argc, argv);
+
+  skb_runtime* rt = nullptr;
+  if (skb_runtime_open(install_path.empty() ? nullptr : install_path.c_str(), soc.empty() ? nullptr : soc.c_str(),
+                       &rt) != SKB_OK)
+    throw Error(skb_last_error());
+  std::unique_ptr<skb_runtime, void (*)(skb_runtime*)> owned(rt, skb_runtime_close);
+  std::mt19937 rng(seed);
+  Counts n;
+  for (const auto& file : skb::generator::discover(dirs).files) replay(rt, file, verbose, rng, n);
+  fmt::print(
+      "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {} were not valid records; "
+      "{} matched the reference, {} differed\n",
+      n.calls, n.static_kernels, n.dynamic_kernels, n.no_kernel, n.invalid, n.match, n.differ);
+  return n.differ == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return skb::common::run_main("skb-replay", argc, argv, &replay_main); }

@@ -1,0 +1,72 @@
+/* skb runtime: find, verify, load and run the kernels of an installed operator library.
+ *
+ * An op call is described the way op statistics record it (one JSON object: op_type, inputs,
+ * outputs, attrs, ...). Its lookup key is the SHA-256 of the same canonical signature the
+ * generator names kernels by, so a call finds exactly the static kernel built for it. With no
+ * static kernel the runtime falls back to the dynamic kernel of the same op and dtypes, when one
+ * is installed. A kernel's bytes are checked against the index's sha256 before it is loaded, once
+ * per process.
+ *
+ * Thread safety: every function may be called from any thread; an skb_op stays valid (and its
+ * kernel loaded) until skb_op_free, even across skb_runtime_reload and skb_runtime_close. */
+#ifndef SKB_RUNTIME_H
+#define SKB_RUNTIME_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct skb_runtime skb_runtime;
+typedef struct skb_op skb_op;
+
+/** Status codes. */
+enum {
+  SKB_OK = 0,
+  SKB_ERR_INVALID = 1,   /* bad argument, or an op description that is not a valid record */
+  SKB_ERR_NOT_FOUND = 2, /* no static and no dynamic kernel for this call */
+  SKB_ERR_INTEGRITY = 3, /* a kernel's bytes do not match the index: refused, never loaded */
+  SKB_ERR_LOAD = 4,      /* the library, its index or a kernel could not be read or loaded */
+  SKB_ERR_KERNEL = 5     /* the kernel ran and returned an error */
+};
+
+/** Which kernel an skb_op runs. */
+enum { SKB_KERNEL_STATIC = 1, SKB_KERNEL_DYNAMIC = 2 };
+
+/** Opens the operator library installed under install_path (the installer's --install-path;
+ * NULL means $SKB_INSTALL_PATH) for one SoC (NULL: the only one installed). Reads its index. */
+int skb_runtime_open(const char* install_path, const char* soc, skb_runtime** out);
+
+/** Re-reads the index, so that packages installed since open are found. Ops already resolved keep
+ * running the kernel they resolved to. */
+int skb_runtime_reload(skb_runtime* rt);
+
+/** Kernels the index lists, static and dynamic. */
+size_t skb_runtime_kernel_count(const skb_runtime* rt);
+
+/** The message of the last failed call on this thread, "" when none. */
+const char* skb_last_error(void);
+
+void skb_runtime_close(skb_runtime* rt);
+
+/** Resolves an op call (an op-statistics record as JSON text) to a kernel, verified and loaded. */
+int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
+
+/** Runs the kernel on buffers laid out as the record describes (one pointer per input and output
+ * slot, NULL for an absent optional input). */
+int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs);
+
+/** SKB_KERNEL_STATIC or SKB_KERNEL_DYNAMIC. */
+int skb_op_kind(const skb_op* op);
+
+/** The kernel's name (<OpType>_<hash>) and the package it comes from. */
+const char* skb_op_kernel_name(const skb_op* op);
+const char* skb_op_package(const skb_op* op);
+
+void skb_op_free(skb_op* op);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

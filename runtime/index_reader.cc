@@ -1,0 +1,88 @@
+#include "runtime/index_reader.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/json_input.h"
+#include "packager/manifest.h"
+
+namespace skb::runtime {
+namespace fs = std::filesystem;
+using common::Error;
+using common::Field;
+
+namespace {
+
+constexpr std::size_t kMaxIndexSize = std::size_t{1} << 30;
+constexpr std::size_t kMaxKernelsPerOp = std::size_t{1} << 24;
+
+std::string only_soc(const fs::path& root) {
+  std::error_code ec;
+  std::string found;
+  for (fs::directory_iterator it(root / "config", ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_directory()) continue;
+    if (!found.empty())
+      throw Error(fmt::format("{}: several SoCs are installed ({}, {}, ...); name one", (root / "config").string(),
+                              found, it->path().filename().string()));
+    found = it->path().filename().string();
+  }
+  if (ec || found.empty()) throw Error(fmt::format("{}: no installed kernels (no config/<soc>/)", root.string()));
+  return found;
+}
+
+IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& root) {
+  IndexEntry k;
+  k.op_type = op;
+  k.key = e.at("simplifiedKey").string(64);
+  k.kernel_name = e.at("kernelName").string(256);
+  k.package = e.at("package").string(128);
+  std::string bin = e.at("binPath").string(1024);
+  if (!packager::is_safe_relative_path(bin) || !packager::is_package_name(bin.substr(0, bin.find('/'))))
+    e.at("binPath").fail("expected a path inside a package folder");
+  k.bin = root / bin;
+  Field desc = e.at("binDesc");
+  k.entry = desc.at("kernelName").string(128);
+  k.sha256 = desc.at("sha256").string(64);
+  if (k.sha256.size() != 64) desc.at("sha256").fail("expected 64 hex digits");
+  k.variant = desc.at("variant").string(16);
+  if (k.variant != "static" && k.variant != "dynamic") desc.at("variant").fail("expected \"static\" or \"dynamic\"");
+  return k;
+}
+
+}  // namespace
+
+fs::path library_root(const fs::path& install_path) { return install_path / "opp" / "static_kernel" / "ai_core"; }
+
+Index read_index(const fs::path& root, const std::string& soc_name) {
+  Index index;
+  index.soc = soc_name.empty() ? only_soc(root) : soc_name;
+  if (!packager::is_safe_relative_path(index.soc) || index.soc.find('/') != std::string::npos)
+    throw Error(fmt::format("SoC name \"{}\": expected [A-Za-z0-9_.-]", index.soc));
+  fs::path file = root / "config" / index.soc / "binary_info_config.json";
+  std::string text;
+  try {
+    text = common::read_file(file, kMaxIndexSize);
+  } catch (const Error& e) {
+    throw Error(fmt::format("no kernels installed for SoC {}: {}", index.soc, e.what()));
+  }
+  try {
+    common::Json doc = common::parse_json(text);
+    Field top(doc, "");
+    top.expect_object();
+    for (const auto& [op, value] : doc.items()) {
+      Field list = top.at(op).at("staticList");
+      std::size_t n = list.array_size(kMaxKernelsPerOp);
+      for (std::size_t i = 0; i < n; ++i) {
+        IndexEntry k = read_entry(list.at(i), op, root);
+        std::string key = k.key;
+        index.by_key.insert_or_assign(std::move(key), std::move(k));
+      }
+    }
+  } catch (const common::FieldError& e) {
+    throw Error(fmt::format("{}: {}", file.string(), e.describe()));
+  }
+  return index;
+}
+
+}  // namespace skb::runtime

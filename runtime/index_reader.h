@@ -1,0 +1,28 @@
+#pragma once
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+
+namespace skb::runtime {
+
+/// One kernel as the operator library's index lists it.
+struct IndexEntry {
+  std::string op_type, key, kernel_name, package, entry, sha256, variant;
+  std::filesystem::path bin;  // absolute
+};
+
+/// The merged index of one SoC: config/<soc>/binary_info_config.json of an operator library.
+struct Index {
+  std::string soc;
+  std::unordered_map<std::string, IndexEntry> by_key;  // simplifiedKey → kernel
+};
+
+/// <install_path>/opp/static_kernel/ai_core.
+std::filesystem::path library_root(const std::filesystem::path& install_path);
+
+/// Reads the index of `soc` (empty: the only SoC the library has). The installer replaces the
+/// file by rename, so one read sees a whole index. Throws common::Error naming the file and,
+/// for a malformed index, the JSON pointer.
+Index read_index(const std::filesystem::path& root, const std::string& soc);
+
+}  // namespace skb::runtime

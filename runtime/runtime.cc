@@ -1,0 +1,187 @@
+// The C API of skb_runtime: every entry point catches, records the message for skb_last_error
+// and returns a status code; nothing throws across the C boundary.
+#include "skb/runtime.h"
+
+#include <fmt/format.h>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "common/error.h"
+#include "common/json_input.h"
+#include "common/sha256.h"
+#include "generator/defines.h"
+#include "generator/op_record.h"
+#include "runtime/call_args.h"
+#include "runtime/index_reader.h"
+#include "runtime/kernel_module.h"
+
+using skb::runtime::CallArgs;
+using skb::runtime::Index;
+using skb::runtime::IndexEntry;
+using skb::runtime::KernelModule;
+using skb::runtime::RuntimeError;
+
+struct skb_runtime {
+  std::filesystem::path root;
+  std::string soc;
+  std::mutex mu;
+  std::shared_ptr<const Index> index;
+  // Verified and loaded kernels, by path and sha256: each is hashed once per runtime.
+  std::map<std::string, std::shared_ptr<KernelModule>> modules;
+};
+
+struct skb_op {
+  std::shared_ptr<KernelModule> module;
+  std::unique_ptr<CallArgs> args;  // dynamic kernels only
+  int kind = SKB_KERNEL_STATIC;
+  std::string name, package;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+template <typename F>
+int guarded(F&& body) {
+  try {
+    body();
+    last_error.clear();
+    return SKB_OK;
+  } catch (const RuntimeError& e) {
+    last_error = e.what();
+    return e.code;
+  } catch (const skb::common::Error& e) {
+    last_error = e.what();
+    return SKB_ERR_LOAD;
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return SKB_ERR_LOAD;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return SKB_ERR_INVALID;
+  }
+}
+
+void require(bool ok, const char* what) {
+  if (!ok) throw RuntimeError(SKB_ERR_INVALID, what);
+}
+
+std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
+  return std::make_shared<const Index>(skb::runtime::read_index(rt.root, rt.soc));
+}
+
+std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entry) {
+  std::lock_guard<std::mutex> lock(rt.mu);
+  auto& slot = rt.modules[entry.bin.string() + "\n" + entry.sha256];
+  if (!slot) {
+    try {
+      slot = KernelModule::load(entry);
+    } catch (...) {
+      rt.modules.erase(entry.bin.string() + "\n" + entry.sha256);
+      throw;
+    }
+  }
+  return slot;
+}
+
+skb::generator::OpRecord parse_call(const char* op_json) {
+  try {
+    return skb::generator::parse_op_record(skb::common::parse_json(op_json));
+  } catch (const skb::common::FieldError& e) {
+    throw RuntimeError(SKB_ERR_INVALID, "op description: " + e.describe());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int skb_runtime_open(const char* install_path, const char* soc, skb_runtime** out) {
+  return guarded([&] {
+    require(out != nullptr, "skb_runtime_open: out is NULL");
+    *out = nullptr;
+    const char* path = install_path ? install_path : std::getenv("SKB_INSTALL_PATH");
+    require(path && *path, "skb_runtime_open: no install path given and SKB_INSTALL_PATH is not set");
+    auto rt = std::make_unique<skb_runtime>();
+    rt->root = skb::runtime::library_root(path);
+    rt->soc = soc ? soc : "";
+    rt->index = load_index(*rt);
+    rt->soc = rt->index->soc;
+    *out = rt.release();
+  });
+}
+
+int skb_runtime_reload(skb_runtime* rt) {
+  return guarded([&] {
+    require(rt != nullptr, "skb_runtime_reload: runtime is NULL");
+    auto fresh = load_index(*rt);
+    std::lock_guard<std::mutex> lock(rt->mu);
+    rt->index = std::move(fresh);
+  });
+}
+
+size_t skb_runtime_kernel_count(const skb_runtime* rt) {
+  if (!rt) return 0;
+  std::lock_guard<std::mutex> lock(const_cast<skb_runtime*>(rt)->mu);
+  return rt->index->by_key.size();
+}
+
+const char* skb_last_error(void) { return last_error.c_str(); }
+
+void skb_runtime_close(skb_runtime* rt) { delete rt; }
+
+int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
+  return guarded([&] {
+    require(rt && op_json && out, "skb_runtime_find: NULL argument");
+    *out = nullptr;
+    skb::generator::OpRecord record = parse_call(op_json);
+    std::shared_ptr<const Index> index;
+    {
+      std::lock_guard<std::mutex> lock(rt->mu);
+      index = rt->index;
+    }
+    auto op = std::make_unique<skb_op>();
+    auto hit = index->by_key.find(skb::common::sha256_hex(skb::generator::canonical_signature(record)));
+    if (hit == index->by_key.end()) {
+      hit = index->by_key.find(skb::common::sha256_hex(skb::generator::dynamic_signature(record)));
+      if (hit == index->by_key.end())
+        throw RuntimeError(SKB_ERR_NOT_FOUND,
+                           fmt::format("{}: no static kernel for this call and no dynamic kernel for "
+                                       "its dtypes in SoC {}",
+                                       record.op_type, index->soc));
+    }
+    const IndexEntry& entry = hit->second;
+    if (entry.variant == "dynamic") {
+      op->kind = SKB_KERNEL_DYNAMIC;
+      op->args = std::make_unique<CallArgs>(record);
+    }
+    op->module = module_for(*rt, entry);
+    op->name = entry.kernel_name;
+    op->package = entry.package;
+    *out = op.release();
+  });
+}
+
+int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs) {
+  if (!op) {
+    last_error = "skb_op_run: op is NULL";
+    return SKB_ERR_INVALID;
+  }
+  int rc = op->kind == SKB_KERNEL_DYNAMIC
+               ? reinterpret_cast<skb_kernel_dynamic_fn>(op->module->symbol())(op->args->get(), inputs, outputs)
+               : reinterpret_cast<skb_kernel_fn>(op->module->symbol())(inputs, outputs);
+  if (rc != 0) {
+    last_error = fmt::format("kernel {} returned {}", op->name, rc);
+    return SKB_ERR_KERNEL;
+  }
+  return SKB_OK;
+}
+
+int skb_op_kind(const skb_op* op) { return op ? op->kind : 0; }
+const char* skb_op_kernel_name(const skb_op* op) { return op ? op->name.c_str() : ""; }
+const char* skb_op_package(const skb_op* op) { return op ? op->package.c_str() : ""; }
+void skb_op_free(skb_op* op) { delete op; }
+
+}  // extern "C"

@@ -1,0 +1,299 @@
+// skb_runtime against real packages: built by skb-package, installed by their .run into a scratch
+// operator library, then found, verified, loaded and run through the C API.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "common/fs.h"
+#include "common/json_input.h"
+#include "common/process.h"
+#include "runtime/reference/tensors.h"
+#include "skb/runtime.h"
+
+namespace skb::test {
+namespace {
+namespace fs = std::filesystem;
+using common::Json;
+
+Json tensor(const char* dtype, std::vector<std::int64_t> shape, int index) {
+  return {{"name", fmt::format("t{}", index)},
+          {"index", index},
+          {"param_type", "required"},
+          {"dtype", dtype},
+          {"format", "ND"},
+          {"shape", shape},
+          {"origin_format", "ND"},
+          {"origin_shape", shape},
+          {"is_view", false},
+          {"value_depend", false}};
+}
+
+Json record(const char* op, Json inputs, Json outputs, Json attrs = Json::array()) {
+  return {{"op_type", op},
+          {"inputs", std::move(inputs)},
+          {"outputs", std::move(outputs)},
+          {"attrs", std::move(attrs)},
+          {"deterministic", "false"},
+          {"deterministic_level", 0},
+          {"impl_mode", "high_performance"},
+          {"tune_mode", "all"},
+          {"platform_info", {{"cube_core_cnt", 24}, {"vector_core_cnt", 48}}}};
+}
+
+Json attr(const char* name, int index, const char* dtype, Json value) {
+  return {{"name", name}, {"index", index}, {"dtype", dtype}, {"value", std::move(value)}};
+}
+
+Json add_record() {
+  return record("Add", {tensor("float", {4, 5}, 0), tensor("float", {4, 5}, 1)}, {tensor("float", {4, 5}, 0)});
+}
+Json matmul_record() {
+  return record("MatMulV2", {tensor("float", {5, 7}, 0), tensor("float", {7, 3}, 1), nullptr, nullptr},
+                {tensor("float", {5, 3}, 0)},
+                {attr("transpose_x1", 0, "bool", false), attr("transpose_x2", 1, "bool", false)});
+}
+Json softmax_record() {
+  return record("SoftmaxV2", {tensor("float", {3, 9}, 0)}, {tensor("float", {3, 9}, 0)},
+                {attr("axes", 0, "list_int", {-1})});
+}
+// Only in the second package.
+Json relu_record() { return record("Relu", {tensor("float", {33}, 0)}, {tensor("float", {33}, 0)}); }
+
+fs::path root() { return fs::path(SKB_TEST_SCRATCH) / "runtime"; }
+
+// Builds a package of `records` with skb-package's whole job (dynamic twins included).
+fs::path build_package(const std::string& name, const std::vector<Json>& records, const char* epoch) {
+  fs::path dump = root() / name / "dump";
+  fs::create_directories(dump);
+  for (std::size_t i = 0; i < records.size(); ++i)
+    common::write_atomic(dump / fmt::format("r{}.json", i), records[i].dump(1));
+  auto r = common::run_process({"env", std::string("SOURCE_DATE_EPOCH=") + epoch, SKB_PACKAGE_EXE, "-p", dump.string(),
+                                "-o", (root() / name / "out").string(), "--dynamic", "--quiet"},
+                               true);
+  if (r.exit_code != 0) throw std::runtime_error("skb-package failed: " + r.output);
+  std::string run = r.output.substr(0, r.output.find('\n'));
+  return run;
+}
+
+int sh(const std::vector<std::string>& args) { return common::run_process(args, true).exit_code; }
+
+struct Packages {
+  fs::path first, second;
+  static Packages& get() {
+    static Packages p = [] {
+      fs::remove_all(root());
+      return Packages{build_package("first", {add_record(), matmul_record(), softmax_record()}, "1790000000"),
+                      build_package("second", {relu_record()}, "1790000100")};
+    }();
+    return p;
+  }
+};
+
+// A fresh library with the first package installed.
+fs::path fresh_library(const std::string& name) {
+  fs::path lib = root() / "libs" / name;
+  fs::remove_all(lib);
+  EXPECT_EQ(sh({"sh", Packages::get().first.string(), "--quiet", "--install-path=" + lib.string()}), 0);
+  return lib;
+}
+
+struct Runtime {
+  skb_runtime* rt = nullptr;
+  explicit Runtime(const fs::path& lib) {
+    EXPECT_EQ(skb_runtime_open(lib.c_str(), nullptr, &rt), SKB_OK) << skb_last_error();
+  }
+  ~Runtime() { skb_runtime_close(rt); }
+};
+
+struct Op {
+  skb_op* op = nullptr;
+  int rc = 0;
+  Op(skb_runtime* rt, const Json& rec) { rc = skb_runtime_find(rt, rec.dump().c_str(), &op); }
+  ~Op() { skb_op_free(op); }
+  std::string name() const { return op ? skb_op_kernel_name(op) : ""; }
+};
+
+// Runs op on random inputs and compares with the reference; returns the first difference.
+std::string run_and_compare(const Op& op, const Json& rec) {
+  auto r = generator::parse_op_record(rec);
+  std::mt19937 rng(7);
+  auto in = reference::make_inputs(r, rng);
+  auto out = reference::make_outputs(r);
+  std::vector<const void*> ip;
+  for (auto& b : in) ip.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
+  std::vector<void*> op_out;
+  for (auto& b : out) op_out.push_back(b.bytes.data());
+  if (skb_op_run(op.op, ip.data(), op_out.data()) != SKB_OK) return skb_last_error();
+  return reference::compare_outputs(r, out, reference::expected_outputs(r, in));
+}
+
+TEST(Runtime, EveryRecordedCallRunsItsStaticKernel) {
+  Runtime rt(fresh_library("hits"));
+  ASSERT_NE(rt.rt, nullptr);
+  EXPECT_EQ(skb_runtime_kernel_count(rt.rt), 6u);  // 3 static, 3 dynamic twins
+  for (const Json& rec : {add_record(), matmul_record(), softmax_record()}) {
+    Op op(rt.rt, rec);
+    ASSERT_EQ(op.rc, SKB_OK) << skb_last_error();
+    EXPECT_EQ(skb_op_kind(op.op), SKB_KERNEL_STATIC) << rec["op_type"];
+    EXPECT_EQ(std::string(skb_op_package(op.op)), Packages::get().first.stem().string());
+    EXPECT_EQ(run_and_compare(op, rec), "") << rec["op_type"];
+  }
+}
+
+TEST(Runtime, EveryFieldOfTheSignatureChangesTheMatch) {
+  Runtime rt(fresh_library("fields"));
+  ASSERT_NE(rt.rt, nullptr);
+  Op base(rt.rt, matmul_record());
+  ASSERT_EQ(base.rc, SKB_OK) << skb_last_error();
+  ASSERT_EQ(skb_op_kind(base.op), SKB_KERNEL_STATIC);
+  using Edit = std::pair<std::string, Json>;  // JSON pointer, new value
+  const std::vector<Edit> changes = {
+      {"/op_type", "BatchMatMulV2"},
+      {"/inputs/0/shape", {5, 8}},
+      {"/inputs/1/shape", {7, 4}},
+      {"/outputs/0/shape", {5, 4}},
+      {"/inputs/0/dtype", "float16"},
+      {"/outputs/0/dtype", "bfloat16"},
+      {"/inputs/0/format", "NCHW"},
+      {"/inputs/2", tensor("float", {3}, 2)},
+      {"/attrs/0/value", true},
+      {"/attrs/1/value", true},
+      {"/attrs/1/name", "transpose_b"},
+      {"/impl_mode", "high_precision"},
+      {"/deterministic", "true"},
+      {"/deterministic_level", 1},
+      {"/platform_info/cube_core_cnt", 20},
+      {"/platform_info/vector_core_cnt", 40},
+      {"/extra_params", {{"opt", 1}}},
+  };
+  for (const auto& [pointer, value] : changes) {
+    Json rec = matmul_record();
+    rec[Json::json_pointer(pointer)] = value;
+    Op op(rt.rt, rec);
+    EXPECT_TRUE(op.rc == SKB_ERR_NOT_FOUND || (op.rc == SKB_OK && skb_op_kind(op.op) == SKB_KERNEL_DYNAMIC))
+        << pointer << ": rc " << op.rc << " " << op.name();
+    EXPECT_NE(op.name(), base.name()) << pointer;
+  }
+  // What does not make another kernel does not change the match.
+  const std::vector<Edit> same = {
+      {"/inputs/0/name", "a"}, {"/tune_mode", "static_kernel"}, {"/inputs/0/param_type", "optional"}};
+  for (const auto& [pointer, value] : same) {
+    Json rec = matmul_record();
+    rec[Json::json_pointer(pointer)] = value;
+    Op op(rt.rt, rec);
+    ASSERT_EQ(op.rc, SKB_OK) << pointer << ": " << skb_last_error();
+    EXPECT_EQ(op.name(), base.name()) << pointer;
+  }
+}
+
+TEST(Runtime, AnUnseenShapeFallsBackToTheDynamicKernel) {
+  Runtime rt(fresh_library("fallback"));
+  ASSERT_NE(rt.rt, nullptr);
+  Json rec = record("Add", {tensor("float", {2, 3, 8}, 0), tensor("float", {8}, 1)}, {tensor("float", {2, 3, 8}, 0)});
+  Op op(rt.rt, rec);
+  ASSERT_EQ(op.rc, SKB_OK) << skb_last_error();
+  EXPECT_EQ(skb_op_kind(op.op), SKB_KERNEL_DYNAMIC);
+  EXPECT_EQ(run_and_compare(op, rec), "");
+  Op none(rt.rt, record("Square", {tensor("int32", {4}, 0)}, {tensor("int32", {4}, 0)}));
+  EXPECT_EQ(none.rc, SKB_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(skb_last_error()).find("Square"), std::string::npos) << skb_last_error();
+}
+
+TEST(Runtime, AKernelWhoseBytesDoNotMatchTheIndexIsRefused) {
+  fs::path lib = fresh_library("tampered");
+  fs::path victim;
+  for (const auto& e : fs::recursive_directory_iterator(lib))
+    if (e.path().extension() == ".so" && e.path().filename().string().rfind("SoftmaxV2_", 0) == 0) {
+      Runtime probe(lib);
+      Op op(probe.rt, softmax_record());
+      if (op.name() + ".so" == e.path().filename().string()) victim = e.path();
+    }
+  ASSERT_FALSE(victim.empty());
+  fs::permissions(victim, fs::perms::owner_write, fs::perm_options::add);
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(100);
+    f.put('\x7f');
+  }
+  Runtime rt(lib);
+  Op op(rt.rt, softmax_record());
+  EXPECT_EQ(op.rc, SKB_ERR_INTEGRITY);
+  EXPECT_EQ(op.op, nullptr);
+  EXPECT_NE(std::string(skb_last_error()).find(victim.string()), std::string::npos) << skb_last_error();
+  Op other(rt.rt, add_record());  // the others still load
+  EXPECT_EQ(other.rc, SKB_OK) << skb_last_error();
+}
+
+TEST(Runtime, ReloadFindsPackagesInstalledLater) {
+  fs::path lib = fresh_library("reload");
+  Runtime rt(lib);
+  ASSERT_NE(rt.rt, nullptr);
+  Op before(rt.rt, relu_record());
+  EXPECT_EQ(before.rc, SKB_ERR_NOT_FOUND);
+  Op add(rt.rt, add_record());
+  ASSERT_EQ(add.rc, SKB_OK);
+  ASSERT_EQ(sh({"sh", Packages::get().second.string(), "--quiet", "--install-path=" + lib.string()}), 0);
+  ASSERT_EQ(skb_runtime_reload(rt.rt), SKB_OK) << skb_last_error();
+  Op after(rt.rt, relu_record());
+  ASSERT_EQ(after.rc, SKB_OK) << skb_last_error();
+  EXPECT_EQ(skb_op_kind(after.op), SKB_KERNEL_STATIC);
+  EXPECT_EQ(run_and_compare(after, relu_record()), "");
+  EXPECT_EQ(run_and_compare(add, add_record()), "");  // resolved before the reload, still runs
+}
+
+TEST(Runtime, ReloadingWhileInstallsAndUninstallsRunNeverFails) {
+  fs::path lib = fresh_library("concurrent");
+  Runtime rt(lib);
+  ASSERT_NE(rt.rt, nullptr);
+  std::atomic<bool> done{false};
+  std::atomic<int> reloads{0}, failures{0}, relu_hits{0};
+  std::string first_failure;
+  std::thread reader([&] {
+    while (!done) {
+      int rc = skb_runtime_reload(rt.rt);
+      Op add(rt.rt, add_record());
+      Op relu(rt.rt, relu_record());
+      bool ok = rc == SKB_OK && add.rc == SKB_OK && skb_op_kind(add.op) == SKB_KERNEL_STATIC &&
+                (relu.rc == SKB_OK || relu.rc == SKB_ERR_NOT_FOUND);
+      if (!ok && failures++ == 0)
+        first_failure = fmt::format("reload {} add {} relu {}: {}", rc, add.rc, relu.rc, skb_last_error());
+      relu_hits += relu.rc == SKB_OK;
+      ++reloads;
+    }
+  });
+  const int cycles = 4;
+  for (int i = 0; i < cycles; ++i) {
+    EXPECT_EQ(sh({"sh", Packages::get().second.string(), "--quiet", "--install-path=" + lib.string()}), 0);
+    EXPECT_EQ(sh({"sh", Packages::get().second.string(), "--quiet", "--uninstall", "--install-path=" + lib.string()}),
+              0);
+  }
+  done = true;
+  reader.join();
+  EXPECT_EQ(failures, 0) << first_failure;
+  EXPECT_GT(reloads, 10);
+  std::printf("%d reloads during %d installs and %d uninstalls, %d found the second package, %d failed\n",
+              reloads.load(), cycles, cycles, relu_hits.load(), failures.load());
+}
+
+TEST(Runtime, BadArgumentsAreErrorsNotCrashes) {
+  skb_runtime* rt = nullptr;
+  EXPECT_EQ(skb_runtime_open((root() / "libs" / "none").c_str(), nullptr, &rt), SKB_ERR_LOAD);
+  EXPECT_EQ(rt, nullptr);
+  EXPECT_NE(std::string(skb_last_error()).find("no installed kernels"), std::string::npos) << skb_last_error();
+  Runtime ok(fresh_library("bad-args"));
+  skb_op* op = nullptr;
+  EXPECT_EQ(skb_runtime_find(ok.rt, "{\"op_type\": 3}", &op), SKB_ERR_INVALID);
+  EXPECT_NE(std::string(skb_last_error()).find("/op_type"), std::string::npos) << skb_last_error();
+  EXPECT_EQ(skb_runtime_find(ok.rt, "{not json", &op), SKB_ERR_INVALID);
+  EXPECT_EQ(skb_runtime_find(ok.rt, nullptr, &op), SKB_ERR_INVALID);
+  EXPECT_EQ(skb_op_run(nullptr, nullptr, nullptr), SKB_ERR_INVALID);
+  EXPECT_EQ(op, nullptr);
+}
+
+}  // namespace
+}  // namespace skb::test
