@@ -1,7 +1,7 @@
 # Sourced by setup.sh and test.sh: installs the Debian packages skb builds and tests with.
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
-  nlohmann-json3-dev libfmt-dev libcli11-dev libssl-dev libgtest-dev
+  nlohmann-json3-dev libfmt-dev libcli11-dev libssl-dev libgtest-dev libbenchmark-dev libopenblas-dev
   libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev"
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with)

@@ -45,15 +45,37 @@ static constexpr Params make(skb_k::Dims a, skb_k::Dims b, skb_k::Dims o, bool t
   return p;
 }
 
+// Register-blocked: C is computed in MR x NR tiles from A packed in MR-row panels (k x MR) and
+// B packed in NR-column panels (k x NR), both zero-padded, so the inner loop has no edges.
+enum { MR = 4, NR = 16 };
+typedef float v8 __attribute__((vector_size(32), aligned(4)));
+
+static inline void tile(int64_t k, const float* ap, const float* bp, float* c, int64_t ldc) {
+  // Eight named accumulators, so that they live in registers (MR == 4, NR == 16).
+  v8 c00 = {}, c01 = {}, c10 = {}, c11 = {}, c20 = {}, c21 = {}, c30 = {}, c31 = {};
+  for (int64_t kk = 0; kk < k; ++kk, ap += MR, bp += NR) {
+    const v8 b0 = *(const v8*)bp, b1 = *(const v8*)(bp + 8);
+    c00 += ap[0] * b0, c01 += ap[0] * b1;
+    c10 += ap[1] * b0, c11 += ap[1] * b1;
+    c20 += ap[2] * b0, c21 += ap[2] * b1;
+    c30 += ap[3] * b0, c31 += ap[3] * b1;
+  }
+  *(v8*)c = c00, *(v8*)(c + 8) = c01;
+  *(v8*)(c + ldc) = c10, *(v8*)(c + ldc + 8) = c11;
+  *(v8*)(c + 2 * ldc) = c20, *(v8*)(c + 2 * ldc + 8) = c21;
+  *(v8*)(c + 3 * ldc) = c30, *(v8*)(c + 3 * ldc + 8) = c31;
+}
+
 static inline int run(const Params& p, const void* const* in, void* const* out) {
   const TA* x1 = static_cast<const TA*>(in[0]);
   const TB* x2 = static_cast<const TB*>(in[1]);
   const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(in[2]) : nullptr;
   TY* y = static_cast<TY*>(out[0]);
   const int64_t m = p.m, n = p.n, k = p.k;
-  float* A = static_cast<float*>(skb_k::alloc_floats(m * k));
-  float* B = static_cast<float*>(skb_k::alloc_floats(k * n));
-  float* C = static_cast<float*>(skb_k::alloc_floats(n));
+  const int64_t mp = (m + MR - 1) / MR * MR, np = (n + NR - 1) / NR * NR;
+  float* A = static_cast<float*>(skb_k::alloc_floats(mp * k));
+  float* B = static_cast<float*>(skb_k::alloc_floats(k * np));
+  float* C = static_cast<float*>(skb_k::alloc_floats(mp * np));
   if (!A || !B || !C) {
     free(A), free(B), free(C);
     return 1;
@@ -63,21 +85,24 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
   for (int64_t bt = 0; bt < p.batches; ++bt) {
     const TA* a = x1 + oa * m * k;
     const TB* b = x2 + ob * k * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t kk = 0; kk < k; ++kk) A[i * k + kk] = skb_k::to_float(p.ta ? a[kk * m + i] : a[i * k + kk]);
-    for (int64_t kk = 0; kk < k; ++kk)
-      for (int64_t j = 0; j < n; ++j) B[kk * n + j] = skb_k::to_float(p.tb ? b[j * k + kk] : b[kk * n + j]);
+    for (int64_t i0 = 0; i0 < mp; i0 += MR)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t r = 0; r < MR; ++r) {
+          const int64_t i = i0 + r;
+          A[i0 * k + kk * MR + r] = i < m ? skb_k::to_float(p.ta ? a[kk * m + i] : a[i * k + kk]) : 0.f;
+        }
+    for (int64_t j0 = 0; j0 < np; j0 += NR)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t c = 0; c < NR; ++c) {
+          const int64_t j = j0 + c;
+          B[j0 * k + kk * NR + c] = j < n ? skb_k::to_float(p.tb ? b[j * k + kk] : b[kk * n + j]) : 0.f;
+        }
+    for (int64_t i0 = 0; i0 < mp; i0 += MR)
+      for (int64_t j0 = 0; j0 < np; j0 += NR) tile(k, A + i0 * k, B + j0 * k, C + i0 * np + j0, np);
     TY* yb = y + bt * m * n;
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) C[j] = SKB_HAS_BIAS ? skb_k::to_float(bias[j]) : 0.f;
-      const float* arow = A + i * k;
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const float av = arow[kk];
-        const float* brow = B + kk * n;
-        for (int64_t j = 0; j < n; ++j) C[j] += av * brow[j];
-      }
-      for (int64_t j = 0; j < n; ++j) yb[i * n + j] = skb_k::from_float<TY>(C[j]);
-    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        yb[i * n + j] = skb_k::from_float<TY>(C[i * np + j] + (SKB_HAS_BIAS ? skb_k::to_float(bias[j]) : 0.f));
     for (int d = p.batch_rank - 1; d >= 0; --d) {
       if (++idx[d] < p.batch[d]) {
         oa += p.sa[d];

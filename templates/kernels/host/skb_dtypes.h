@@ -33,21 +33,13 @@ static inline float to_float(float x) { return x; }
 static inline float to_float(int32_t x) { return (float)x; }
 static inline float to_float(int64_t x) { return (float)x; }
 static inline float to_float(bf16 x) { return bits_float((uint32_t)x.bits << 16); }
+// Branch-free, so that loops over half-precision tensors vectorize. The multiply by 2^112
+// rebiases the exponent and turns half denormals into float normals exactly.
 static inline float to_float(f16 h) {
-  uint32_t sign = (uint32_t)(h.bits & 0x8000) << 16;
-  int32_t exp = (h.bits >> 10) & 0x1f;
-  uint32_t mant = h.bits & 0x3ff;
-  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (mant << 13));
-  if (exp == 0) {
-    if (mant == 0) return bits_float(sign);
-    exp = 1;
-    while (!(mant & 0x400)) {
-      mant <<= 1;
-      --exp;
-    }
-    mant &= 0x3ff;
-  }
-  return bits_float(sign | ((uint32_t)(exp + 112) << 23) | (mant << 13));
+  uint32_t u = (uint32_t)(h.bits & 0x7fff) << 13;
+  float f = bits_float(u) * 0x1p112f;
+  uint32_t r = (h.bits & 0x7c00) == 0x7c00 ? (u | 0x7f800000u) : float_bits(f);  // Inf, NaN keep their payload
+  return bits_float(r | ((uint32_t)(h.bits & 0x8000) << 16));
 }
 
 template <class T>
@@ -71,27 +63,20 @@ inline bf16 from_float<bf16>(float f) {
   u += 0x7fffu + ((u >> 16) & 1);                                                  // round to nearest even
   return bf16{(uint16_t)(u >> 16)};
 }
+// Round to nearest even, branch-free: denormals by adding a magic float whose ulp is the half
+// denormal step, normals by adding the rounding bias to the bits.
 template <>
 inline f16 from_float<f16>(float f) {
+  const uint32_t denorm_magic_bits = (uint32_t)((127 - 15) + (23 - 10) + 1) << 23;
   uint32_t x = float_bits(f);
   uint32_t sign = (x >> 16) & 0x8000;
-  uint32_t mant = x & 0x7fffff;
-  int32_t exp = (int32_t)((x >> 23) & 0xff);
-  if (exp == 0xff) return f16{(uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0))};
-  int32_t e = exp - 127 + 15;
-  if (e >= 0x1f) return f16{(uint16_t)(sign | 0x7c00)};
-  if (e <= 0) {
-    if (e < -10) return f16{(uint16_t)sign};
-    mant |= 0x800000;
-    uint32_t shift = (uint32_t)(14 - e);
-    uint32_t half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return f16{(uint16_t)(sign | half)};
-  }
-  uint32_t half = sign | ((uint32_t)e << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return f16{(uint16_t)half};
+  x &= 0x7fffffffu;
+  uint32_t special = x > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN → quiet NaN; too large → Inf
+  float d = bits_float(x) + bits_float(denorm_magic_bits);
+  uint32_t denormal = float_bits(d) - denorm_magic_bits;
+  uint32_t normal = (x + ((uint32_t)(15 - 127) << 23) + 0xfffu + ((x >> 13) & 1)) >> 13;
+  uint32_t o = x >= (uint32_t)(127 + 16) << 23 ? special : x < (uint32_t)113 << 23 ? denormal : normal;
+  return f16{(uint16_t)(o | sign)};
 }
 
 }  // namespace skb_k

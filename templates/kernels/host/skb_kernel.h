@@ -10,6 +10,14 @@
 #include "skb_kernel_abi.h"
 
 #define SKB_EXPORT extern "C" __attribute__((visibility("default")))
+// Entry points are built twice, for any x86-64 and for x86-64-v3 (AVX2, FMA, F16C); the
+// loader picks the one the CPU runs (an ifunc), so a kernel is fast where it can be and runs
+// everywhere.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SKB_CLONES __attribute__((target_clones("arch=x86-64-v3", "default"), flatten))
+#else
+#define SKB_CLONES
+#endif
 
 namespace skb_k {
 
@@ -62,15 +70,15 @@ static inline void* alloc_floats(int64_t n) { return malloc((size_t)(n > 0 ? n :
 #define SKB_IN_DIMS(i) skb_k::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_k::dims(SKB_OUT##i##_SHAPE)
 /// Defines the entry point: the parameters are a constant the compiler folds into `run`.
-#define SKB_ENTRY(make_static, make_dynamic, run)                      \
-  SKB_EXPORT int skb_kernel(const void* const* in, void* const* out) { \
-    static constexpr auto params = make_static();                      \
-    return run(params, in, out);                                       \
+#define SKB_ENTRY(make_static, make_dynamic, run)                                 \
+  SKB_EXPORT SKB_CLONES int skb_kernel(const void* const* in, void* const* out) { \
+    static constexpr auto params = make_static();                                 \
+    return run(params, in, out);                                                  \
   }
 #else
-#define SKB_ENTRY(make_static, make_dynamic, run)                                                    \
-  SKB_EXPORT int skb_kernel_dynamic(const skb_call* call, const void* const* in, void* const* out) { \
-    const auto params = make_dynamic(call);                                                          \
-    return run(params, in, out);                                                                     \
+#define SKB_ENTRY(make_static, make_dynamic, run)                                                               \
+  SKB_EXPORT SKB_CLONES int skb_kernel_dynamic(const skb_call* call, const void* const* in, void* const* out) { \
+    const auto params = make_dynamic(call);                                                                     \
+    return run(params, in, out);                                                                                \
   }
 #endif
