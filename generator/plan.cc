@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 
+#include "common/error.h"
 #include "common/sha256.h"
 
 namespace skb::generator {
@@ -35,7 +36,24 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
   return "";
 }
 
+namespace {
+
+// -D macros with the commas of their list values replaced by the toolchain's separator.
+std::vector<std::string> separate_lists(std::vector<std::string> defines, const std::string& separator) {
+  if (separator == ",") return defines;
+  for (auto& d : defines)
+    for (std::size_t pos = d.find(','); pos != std::string::npos; pos = d.find(',', pos + separator.size()))
+      d.replace(pos, 1, separator);
+  return defines;
+}
+
+}  // namespace
+
 Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
+  if (with_dynamic && tc.dynamic_entry.empty())
+    throw common::Error(fmt::format("--dynamic: toolchain {} builds no dynamic kernels (its profile has no "
+                                    "dynamic_entry)",
+                                    tc.name));
   Plan plan;
   plan.distinct_kernels = scan.distinct.size();
   std::map<std::string, Kernel> dynamic;
@@ -52,7 +70,7 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
     k.op_type = record.op_type;
     k.signature = signature;
     k.source = source;
-    k.defines = kernel_defines(record, Variant::kStatic);
+    k.defines = separate_lists(kernel_defines(record, Variant::kStatic), tc.list_separator);
     plan.kernels.push_back(std::move(k));
     ++plan.planned[record.op_type];
     if (with_dynamic) {
@@ -64,7 +82,7 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
         d.signature = dsig;
         d.variant = Variant::kDynamic;
         d.source = source;
-        d.defines = kernel_defines(record, Variant::kDynamic);
+        d.defines = separate_lists(kernel_defines(record, Variant::kDynamic), tc.list_separator);
         dynamic.emplace(dsig, std::move(d));
       }
     }

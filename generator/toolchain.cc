@@ -53,7 +53,7 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   root.expect_object();
   static const std::set<std::string> kKnown = {
       "name",  "description",   "compiler",     "identify", "command",     "flags",    "suffix",
-      "entry", "dynamic_entry", "template_dir", "headers",  "default_soc", "launcher", "ops"};
+      "entry", "dynamic_entry", "template_dir", "headers",  "default_soc", "launcher", "ops", "define_list_separator"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -79,6 +79,11 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   if (!tc.dynamic_entry.empty() && !is_identifier(tc.dynamic_entry))
     throw FieldError("/dynamic_entry", "expected a C symbol name");
 
+  if (root.has("define_list_separator")) {
+    tc.list_separator = root.at("define_list_separator").string(8);
+    if (tc.list_separator != "," && tc.list_separator != "\\,")
+      throw FieldError("/define_list_separator", "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
+  }
   const std::map<std::string, std::string> fixed = {
       {"template_dir", template_dir.string()}, {"soc", tc.soc}, {"compiler", tc.compiler}};
   std::vector<std::string> flags;
@@ -123,7 +128,8 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
                         {"command", tc.command},
                         {"suffix", tc.suffix},
                         {"entry", tc.entry},
-                        {"dynamic_entry", tc.dynamic_entry}})
+                        {"dynamic_entry", tc.dynamic_entry},
+                        {"list_separator", tc.list_separator}})
                       .dump());
   tc.inputs = {profile, tc.compiler};
   if (root.has("headers")) {

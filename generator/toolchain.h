@@ -24,6 +24,8 @@ struct Toolchain {
   std::vector<std::string> launcher;  // prefixes every compile; not part of the identity
   std::string suffix;
   std::string entry, dynamic_entry;
+  /// What separates the values of a list in a -D macro ("16,32"): ",", or "\\," for nvcc.
+  std::string list_separator = ",";
   std::string soc;
   std::map<std::string, OpTemplate> ops;
   /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,

@@ -1,0 +1,62 @@
+# The cuda toolchain: nvcc compiles one cubin per distinct shape for the architecture of --soc;
+# every kernel's entry is in its cubin, built for that architecture. No GPU is needed. Skipped
+# (exit 77, which ctest reports as skipped) when nvcc is not installed.
+source "$(dirname "$0")/lib.sh"
+[ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+if ! command -v nvcc >/dev/null; then
+  echo "SKIP: nvcc is not on PATH nor in /usr/local/cuda/bin; the cuda toolchain cannot be tested here"
+  exit 77
+fi
+if command -v cuobjdump >/dev/null; then
+  entries() { cuobjdump -symbols "$1" | grep -o 'STO_ENTRY *[A-Za-z_0-9]*' | awk '{print $2}'; }
+  arch() { cuobjdump -elf "$1" | grep -o 'arch = sm_[0-9]*' | head -1 | sed 's/arch = sm_//'; }
+else
+  # A cubin is an ELF file: entries are global functions; the SM version is in e_flags bits 8-15.
+  echo "(cuobjdump is not installed: reading the cubins' ELF headers and symbols with readelf)"
+  entries() { readelf -sW "$1" | awk '$4 == "FUNC" && $5 == "GLOBAL" {print $NF}'; }
+  arch() {
+    readelf -hW "$1" | grep -q 'NVIDIA CUDA' || { echo "not a CUDA ELF"; return; }
+    echo $(( ($(readelf -hW "$1" | awk '/Flags:/ {print $2}') >> 8) & 0xff ))
+  }
+fi
+make_dump dump --ranks 2 --seqs 4 --hidden 16 --heads 2
+
+check_build() {  # out soc-number
+  local out=$1 want=$2 n=0
+  for k in $(json_get "$out/plan.json" '" ".join(k["name"] for k in j["kernels"])'); do
+    local bin="$out/kernel_meta/$k.cubin"
+    [ -f "$bin" ] || fail "$k: no cubin"
+    expect_eq "$(entries "$bin")" "skb_kernel" "$k: entries of the cubin"
+    expect_eq "$(arch "$bin")" "$want" "$k: architecture"
+    n=$((n + 1))
+  done
+  echo "$n"
+}
+
+step "every supported op of the dump compiles for sm_90 with its entry present"
+skb-generate -p dump -o out90 --toolchain cuda --soc sm_90 -q
+planned=$(json_get out90/summary.json 'j["planned_total"]')
+[ "$planned" -gt 0 ] || fail "nothing planned"
+for op in Add MatMulV2 BatchMatMulV2 SoftmaxV2 Relu; do
+  [ "$(json_get out90/summary.json "j['planned'].get('$op', 0)")" -gt 0 ] || fail "no $op kernel planned"
+done
+expect_eq "$(ninja_compiles out90)" "$planned" "compiles for sm_90"
+expect_eq "$(check_build out90 90)" "$planned" "kernels checked for sm_90"
+verify_kernels out90/kernel_meta >/dev/null || fail "kernels do not match their records"
+expect_eq "$(ninja -C out90 | tail -1)" "ninja: no work to do." "second ninja"
+
+step "another architecture is another kernel: sm_80 names differ and the cubins say sm_80"
+skb-generate -p dump -o out80 --toolchain cuda --soc sm_80 -q --no-package
+ninja -C out80 >/dev/null
+expect_eq "$(check_build out80 80)" "$planned" "kernels checked for sm_80"
+common=$(comm -12 <(ls out90/kernel_meta) <(ls out80/kernel_meta) | wc -l)
+expect_eq "$common" "0" "files shared between sm_90 and sm_80 builds"
+
+step "the graph's package holds the cubins"
+run=$(json_get out90/package.json 'j["run"]')
+expect_eq "$(sh "$run" --list | grep -c '\.cubin$')" "$planned" "cubins listed by the .run"
+
+step "--dynamic is refused: the cuda toolchain has no dynamic kernels"
+if skb-generate -p dump -o outdyn --toolchain cuda --dynamic -q 2>err; then fail "--dynamic accepted"; fi
+grep -q "toolchain cuda builds no dynamic kernels" err || fail "unexpected message: $(cat err)"
+echo "ok: $planned kernels for sm_90 and sm_80"
