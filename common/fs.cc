@@ -67,7 +67,7 @@ std::string read_file(const fs::path& path, std::size_t max_size) {
   return out;
 }
 
-void write_atomic(const fs::path& path, std::string_view content, unsigned mode) {
+void write_atomic(const fs::path& path, std::string_view content, unsigned mode, Sync sync) {
   fs::path tmp = path;
   tmp += fmt::format(".tmp.{}", ::getpid());
   {
@@ -76,7 +76,8 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode)
     if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
     try {
       write_all(fd.get(), content, tmp);
-      if (::fsync(fd.get()) != 0) throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
+      if (sync == Sync::kDurable && ::fsync(fd.get()) != 0)
+        throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
       if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
     } catch (...) {
       ::unlink(tmp.c_str());
@@ -88,7 +89,7 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode)
     ::unlink(tmp.c_str());
     throw Error(fmt::format("{}: cannot replace: {}", path.string(), why));
   }
-  fsync_dir(path.parent_path());
+  if (sync == Sync::kDurable) fsync_dir(path.parent_path());
 }
 
 bool write_if_changed(const fs::path& path, std::string_view content) {

@@ -10,10 +10,16 @@ namespace skb::common {
 /// than max_size.
 std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1));
 
+/// How far write_atomic goes: kDurable also survives a power loss (fsync of the file before the
+/// rename and of the folder after); kAtomic only guarantees that no process, even one killed
+/// midway, leaves a part (for build outputs that can be made again, as ninja treats its logs).
+enum class Sync { kDurable, kAtomic };
+
 /// Replaces path with content so that a reader sees the old or the new file, never a part:
 /// write a temp file beside it, fsync, rename, fsync the folder. Throws Error on failure and
 /// leaves no temp file behind.
-void write_atomic(const std::filesystem::path& path, std::string_view content, unsigned mode = 0644);
+void write_atomic(const std::filesystem::path& path, std::string_view content, unsigned mode = 0644,
+                  Sync sync = Sync::kDurable);
 
 /// write_atomic only when the bytes differ from what is there; returns whether it wrote.
 /// An unchanged file keeps its mtime (what ninja's restat relies on).

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -27,20 +28,44 @@ std::string build_result_json(const CompileStep& s, const std::string& sha256, s
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+void replace_all(std::vector<std::string>& words, std::string_view placeholder, const std::string& value) {
+  for (auto& word : words)
+    for (std::size_t pos; (pos = word.find(placeholder)) != std::string::npos;)
+      word.replace(pos, placeholder.size(), value);
+}
+
+// Compiles (then links, when the command has a link step) into tmp; returns the exit code.
+int compile_into(const CompileStep& s, const fs::path& tmp) {
+  std::vector<std::string> compile = s.command, link;
+  if (auto at = std::find(compile.begin(), compile.end(), kLinkSeparator); at != compile.end()) {
+    link.assign(at + 1, compile.end());
+    compile.erase(at, compile.end());
+  }
+  fs::path obj = s.dir / fmt::format("{}.o.tmp.{}", s.name, ::getpid());
+  for (auto* words : {&compile, &link}) {
+    replace_all(*words, kOutPlaceholder, tmp.string());
+    replace_all(*words, kObjPlaceholder, obj.string());
+  }
+  int rc = common::run_process(compile, false).exit_code;
+  if (rc == 0 && !link.empty()) rc = common::run_process(link, false).exit_code;
+  std::error_code ec;
+  fs::remove(obj, ec);
+  return rc;
+}
+
+}  // namespace
+
 int run_compile_step(const CompileStep& s) {
   fs::path bin = s.dir / (s.name + s.suffix);
   fs::path json = s.dir / (s.name + ".json");
   fs::path tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, s.suffix, ::getpid());
-  std::vector<std::string> cmd = s.command;
-  for (auto& word : cmd)
-    for (std::size_t pos; (pos = word.find(kOutPlaceholder)) != std::string::npos;)
-      word.replace(pos, std::string_view(kOutPlaceholder).size(), tmp.string());
-
-  common::ProcessResult r = common::run_process(cmd, false);
+  int exit_code = compile_into(s, tmp);
   std::error_code ec;
-  if (r.exit_code != 0 || !fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0) {
+  if (exit_code != 0 || !fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0) {
     fs::remove(tmp, ec);
-    if (r.exit_code != 0) return r.exit_code;
+    if (exit_code != 0) return exit_code;
     throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
   }
   try {
@@ -48,7 +73,8 @@ int run_compile_step(const CompileStep& s) {
     std::uintmax_t size = fs::file_size(tmp);
     fs::remove(json, ec);
     fs::rename(tmp, bin);
-    common::write_atomic(json, build_result_json(s, sha, size));
+    // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
+    common::write_atomic(json, build_result_json(s, sha, size), 0644, common::Sync::kAtomic);
   } catch (...) {
     fs::remove(tmp, ec);
     throw;

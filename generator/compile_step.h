@@ -14,13 +14,17 @@ struct CompileStep {
   std::string suffix;   // binary suffix, e.g. .so
   std::string entry;    // entry symbol
   std::string toolchain_id;
-  std::vector<std::string> command;  // compile command; the word part "@OUT@" is the output
+  /// The compile command; the word part "@OUT@" is the output. With a link step: the compile
+  /// command writes "@OBJ@", then the word "@LINK@", then the link command from "@OBJ@" to "@OUT@".
+  std::vector<std::string> command;
 };
 
-/// Placeholder for the output path in CompileStep::command.
+/// Placeholders of CompileStep::command.
 inline constexpr const char* kOutPlaceholder = "@OUT@";
+inline constexpr const char* kObjPlaceholder = "@OBJ@";
+inline constexpr const char* kLinkSeparator = "@LINK@";
 
-/// Runs the compiler into a temp file, then publishes the kernel: the old `.json` is removed,
+/// Runs the compiler (and the linker) into a temp file, then publishes the kernel: the old `.json` is removed,
 /// the binary renamed into place, and the new `.json` (file name, size, sha256, entry,
 /// toolchain) written last by rename, so a `.json` always describes a complete binary.
 /// Returns the compiler's exit code; on failure nothing of this kernel is left.

@@ -9,7 +9,15 @@
 namespace skb::generator {
 namespace {
 
-// The toolchain's command with per-kernel words turned into Ninja variables.
+// {out} and {obj} as compile-step's placeholders.
+std::string with_placeholders(std::string s) {
+  for (std::size_t p; (p = s.find("{out}")) != std::string::npos;) s.replace(p, 5, kOutPlaceholder);
+  for (std::size_t p; (p = s.find("{obj}")) != std::string::npos;) s.replace(p, 5, kObjPlaceholder);
+  return s;
+}
+
+// The toolchain's command (the launcher before the compile, not the link) with per-kernel words turned into Ninja
+// variables.
 std::vector<std::string> compile_words(const Toolchain& tc) {
   std::vector<std::string> words;
   for (const auto& w : tc.launcher) words.push_back(w);
@@ -21,10 +29,12 @@ std::vector<std::string> compile_words(const Toolchain& tc) {
     } else if (w == "{info}") {
       words.push_back("$info");
     } else {
-      std::string s = w;
-      for (std::size_t p; (p = s.find("{out}")) != std::string::npos;) s.replace(p, 5, kOutPlaceholder);
-      words.push_back(s);
+      words.push_back(with_placeholders(w));
     }
+  }
+  if (!tc.link.empty()) {
+    words.push_back(kLinkSeparator);
+    for (const auto& w : tc.link) words.push_back(with_placeholders(w));
   }
   return words;
 }

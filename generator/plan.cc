@@ -51,9 +51,10 @@ std::vector<std::string> separate_lists(std::vector<std::string> defines, const 
 
 Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
   if (with_dynamic && tc.dynamic_entry.empty())
-    throw common::Error(fmt::format("--dynamic: toolchain {} builds no dynamic kernels (its profile has no "
-                                    "dynamic_entry)",
-                                    tc.name));
+    throw common::Error(
+        fmt::format("--dynamic: toolchain {} builds no dynamic kernels (its profile has no "
+                    "dynamic_entry)",
+                    tc.name));
   Plan plan;
   plan.distinct_kernels = scan.distinct.size();
   std::map<std::string, Kernel> dynamic;

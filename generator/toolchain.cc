@@ -52,8 +52,10 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   Field root(doc, "");
   root.expect_object();
   static const std::set<std::string> kKnown = {
-      "name",  "description",   "compiler",     "identify", "command",     "flags",    "suffix",
-      "entry", "dynamic_entry", "template_dir", "headers",  "default_soc", "launcher", "ops", "define_list_separator"};
+      "name",    "description", "compiler", "identify",      "command",
+      "flags",   "suffix",      "entry",    "dynamic_entry", "template_dir",
+      "headers", "default_soc", "launcher", "ops",           "define_list_separator",
+      "link"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -82,7 +84,8 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   if (root.has("define_list_separator")) {
     tc.list_separator = root.at("define_list_separator").string(8);
     if (tc.list_separator != "," && tc.list_separator != "\\,")
-      throw FieldError("/define_list_separator", "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
+      throw FieldError("/define_list_separator",
+                       "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
   }
   const std::map<std::string, std::string> fixed = {
       {"template_dir", template_dir.string()}, {"soc", tc.soc}, {"compiler", tc.compiler}};
@@ -96,15 +99,36 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
   }
   Field cmd = root.at("command");
   std::vector<std::string> words = string_list(cmd);
-  bool has_out = false, has_src = false;
+  bool has_out = false, has_src = false, has_obj = false;
   for (const auto& w : words) {
-    check_placeholders(cmd, w, {"compiler", "flags", "defines", "src", "out", "info", "soc", "template_dir"});
+    check_placeholders(cmd, w, {"compiler", "flags", "defines", "src", "out", "obj", "info", "soc", "template_dir"});
+    has_obj |= w.find("{obj}") != std::string::npos;
     if (w == "{flags}")
       tc.command.insert(tc.command.end(), flags.begin(), flags.end());
     else
       tc.command.push_back(expand(w, fixed));
     has_out |= w.find("{out}") != std::string::npos;
     has_src |= w.find("{src}") != std::string::npos || w.find("{info}") != std::string::npos;
+  }
+  if (root.has("link")) {
+    Field link = root.at("link");
+    bool link_obj = false, link_out = false;
+    for (const auto& w : string_list(link)) {
+      check_placeholders(link, w, {"compiler", "flags", "obj", "out", "soc", "template_dir"});
+      link_obj |= w.find("{obj}") != std::string::npos;
+      link_out |= w.find("{out}") != std::string::npos;
+      if (w == "{flags}")
+        tc.link.insert(tc.link.end(), flags.begin(), flags.end());
+      else
+        tc.link.push_back(expand(w, fixed));
+    }
+    if (!link_obj || !link_out) throw FieldError("/link", "expected a link command that reads {obj} and writes {out}");
+    if (!has_obj || has_out)
+      throw FieldError("/command",
+                       "expected a compile command that writes {obj} (not {out}) when there is a link step");
+    has_out = true;
+  } else if (has_obj) {
+    throw FieldError("/command", "expected {out}, not {obj}, when there is no link step");
   }
   if (!has_out || !has_src) throw FieldError("/command", "expected a command that uses {out} and {src} or {info}");
 
@@ -129,7 +153,8 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
                         {"suffix", tc.suffix},
                         {"entry", tc.entry},
                         {"dynamic_entry", tc.dynamic_entry},
-                        {"list_separator", tc.list_separator}})
+                        {"list_separator", tc.list_separator},
+                        {"link", tc.link}})
                       .dump());
   tc.inputs = {profile, tc.compiler};
   if (root.has("headers")) {

@@ -21,6 +21,11 @@ struct Toolchain {
   /// The compile command with {compiler}, {flags}, {soc} and {template_dir} expanded; {defines},
   /// {src}, {out} and {info} remain, to be filled per kernel.
   std::vector<std::string> command;
+  /// The link command, when the compile command writes an object ({obj}) rather than the kernel;
+  /// {compiler}, {flags}, {soc} and {template_dir} expanded, {obj} and {out} remain. The launcher
+  /// prefixes the compile only, as CMAKE_<LANG>_COMPILER_LAUNCHER does, so ccache and distcc see a
+  /// plain `-c` compile.
+  std::vector<std::string> link;
   std::vector<std::string> launcher;  // prefixes every compile; not part of the identity
   std::string suffix;
   std::string entry, dynamic_entry;

@@ -5,10 +5,12 @@ SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
   libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev"
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with)
+# What the test suite adds: the real scale-out engines it runs on loopback.
+SKB_TEST_PACKAGES="distcc ccache redis-server"
 
-skb_install_deps() {
+skb_install_deps() {  # [extra packages]
   local missing=""
-  for p in $SKB_PACKAGES; do
+  for p in $SKB_PACKAGES "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
   done
   [ -z "$missing" ] && return 0

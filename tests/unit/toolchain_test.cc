@@ -82,6 +82,23 @@ TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {
   EXPECT_EQ(a_launched.launcher, (std::vector<std::string>{"ccache"}));
 }
 
+TEST(Toolchain, ALinkStepReadsTheObjectTheCompileWrites) {
+  Json p = minimal_profile();
+  p["link"] = {"{compiler}", "-shared", "-o", "{out}", "{obj}"};
+  EXPECT_EQ(load_error(p),
+            "/command: expected a compile command that writes {obj} (not {out}) when there is a link step");
+  p["command"] = {"{compiler}", "-c", "-o", "{obj}", "{src}"};
+  EXPECT_EQ(load_error(p), "");
+  p["link"] = {"{compiler}", "-o", "{out}"};
+  EXPECT_EQ(load_error(p), "/link: expected a link command that reads {obj} and writes {out}");
+  p = minimal_profile();
+  p["command"] = {"{compiler}", "-c", "-o", "{obj}", "{src}"};
+  EXPECT_EQ(load_error(p), "/command: expected {out}, not {obj}, when there is no link step");
+  p = minimal_profile();
+  p["define_list_separator"] = ";";
+  EXPECT_NE(load_error(p).find("/define_list_separator: expected"), std::string::npos);
+}
+
 TEST(Toolchain, SocMustBeAName) {
   EXPECT_THROW(load_toolchain("host", SKB_TEST_TEMPLATES, "../x", {}), common::Error);
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "cpu_v2", {}).soc, "cpu_v2");
