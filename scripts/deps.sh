@@ -29,7 +29,8 @@ skb_install_deps() {  # [extra packages]
 skb_build() {
   local build="${SKB_BUILD:-$SKB_TOP/build}"
   if [ ! -f "$build/build.ninja" ]; then
-    cmake -S "$SKB_TOP" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo ${SKB_CMAKE_ARGS:-} >/dev/null
+    cmake -S "$SKB_TOP" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${SKB_BUILD_TYPE:-RelWithDebInfo}" \
+      ${SKB_CMAKE_ARGS:-} >/dev/null
   fi
   cmake --build "$build"
 }

@@ -9,7 +9,7 @@ build measured in the same run:
   - ccache with a warm Redis remote cache and an empty local cache (a second machine).
 Starts and stops its own distccd and redis-server on 127.0.0.1.
 usage: bench_build.py BUILD_DIR [WORK_DIR] [--seqs N] [--repeat R] [--json FILE]"""
-import argparse, os, shlex, shutil, socket, subprocess, sys, time
+import argparse, json, os, shlex, shutil, socket, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import ratio, row, stats, write_json
@@ -51,6 +51,21 @@ def direct_commands(out):
         else:
             cmds.append(words)
     return cmds
+
+
+def new_shape_compiles(dump, out):
+    """Adds a copy of one unary op's record with a shape never seen; returns what ninja compiles."""
+    for root, _, files in sorted(os.walk(dump)):
+        for f in sorted(files):
+            rec = json.load(open(os.path.join(root, f)))
+            if rec.get("op_type") in ("Relu", "Gelu", "FastGelu", "Square"):
+                for t in rec["inputs"] + rec["outputs"]:
+                    t["shape"] = t["origin_shape"] = [7, 1, 3]
+                with open(os.path.join(root, "new_shape.json"), "w") as g:
+                    json.dump(rec, g)
+                log = subprocess.run(["ninja", "-C", out], check=True, capture_output=True, text=True).stdout
+                return log.count("Compiling ")
+    raise RuntimeError("no unary op in the dump")
 
 
 def main():
@@ -126,7 +141,10 @@ def main():
             s.terminate()
             s.wait()
 
-    figures = {"kernels": kernels, "repeat": a.repeat, "seconds": {k: stats(v) for k, v in times.items()},
+    # One new shape in one rank: ninja alone regenerates the graph and compiles exactly one kernel.
+    one_new = new_shape_compiles(dump, os.path.join(work, "j1"))
+
+    figures = {"kernels": kernels, "one_new_shape_compiles": one_new, "repeat": a.repeat, "seconds": {k: stats(v) for k, v in times.items()},
                "compile_step_overhead": ratio(times["j1_rebuild"], times["direct"]),
                "j2_vs_j1": ratio(times["j2"], times["j1"]), "distcc_vs_j1": ratio(times["distcc"], times["j1"]),
                "warm_cache_vs_j1": ratio(times["warm_cache"], times["j1"])}
@@ -137,6 +155,7 @@ def main():
     row("  distcc to 127.0.0.1 (-j4) / ninja -j1", figures["distcc_vs_j1"])
     row("  warm remote ccache, empty local (-j2) / ninja -j1", figures["warm_cache_vs_j1"])
     row("  ninja -j1 seconds", figures["seconds"]["j1"], unit="s")
+    print("  %-46s %d  (must be 1)" % ("compiles after adding one new shape", one_new))
     write_json(a.json or os.path.join(work, "figures.json"), figures)
 
 

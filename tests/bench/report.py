@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Reads the figures the benchmarks wrote under WORK and prints them as one table (every row a
+ratio to a baseline measured in the same run, min / median / max over the repeats), then writes
+the same rows as WORK/bench.json.
+usage: report.py WORK"""
+import json, os, sys
+
+
+def load(work, name):
+    with open(os.path.join(work, name)) as f:
+        return json.load(f)
+
+
+def main():
+    work = sys.argv[1]
+    gen = load(work, "generator/figures.json")
+    build = load(work, "build/figures.json")
+    pkg = load(work, "package/figures.json")
+    kern = load(work, "kernels.json")
+    g = gen["generate_100k"]
+    k10 = gen["graph_10k"]
+    speedups = [c["speedup"] for c in kern["calls"]]
+    blas = [c["fraction_of_openblas"] for c in kern["calls"] if "fraction_of_openblas" in c]
+    rows = [
+        ("generator: %d stats files / cat of the same files" % g["files"], g["ratio_to_cat"], "<= 3"),
+        ("generator: peak memory (MiB)", {"min": g["peak_rss_mib"], "median": g["peak_rss_mib"], "max": g["peak_rss_mib"]},
+         "<= 500 MB"),
+        ("no-op regeneration, %d-kernel graph / cat of its records" % k10["kernels"], k10["noop_regenerate_vs_cat"], None),
+        ("no-op ninja, %d-kernel graph / ls -l of its outputs" % k10["kernels"], k10["noop_ninja_vs_ls_l"], None),
+        ("compiles after adding one shape", {"min": build["one_new_shape_compiles"], "median":
+                                              build["one_new_shape_compiles"], "max": build["one_new_shape_compiles"]},
+         "== 1"),
+        ("compile step: ninja -j1 / compiler run directly (%d kernels)" % build["kernels"],
+         build["compile_step_overhead"], "<= 1.05"),
+        ("ninja -j2 / ninja -j1", build["j2_vs_j1"], None),
+        ("distcc on 127.0.0.1 / ninja -j1", build["distcc_vs_j1"], None),
+        ("warm remote ccache / ninja -j1", build["warm_cache_vs_j1"], None),
+        ("packaging %d kernels / tar -czf" % pkg["kernels"], pkg["package_vs_tar_czf"], "<= 1.3"),
+        ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 2"),
+        ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),
+        ("static / dynamic kernel speedup over %d calls (min, geomean, max)" % len(speedups),
+         {"min": min(speedups), "median": kern["geomean_speedup"], "max": max(speedups)}, ">= 1.3 geomean, >= 1 each"),
+    ]
+    if blas:
+        rows.append(("float MatMulV2: fraction of OpenBLAS sgemm speed", {"min": min(blas), "median": sorted(blas)[len(blas) // 2],
+                     "max": max(blas)}, ">= 0.5"))
+    print()
+    print("%-66s %9s %9s %9s  %s" % ("measure (ratio to a baseline of the same run)", "min", "median", "max", "target"))
+    for name, r, target in rows:
+        print("%-66s %9.3f %9.3f %9.3f  %s" % (name, r["min"], r["median"], r["max"], target or ""))
+    out = os.path.join(work, "bench.json")
+    with open(out, "w") as f:
+        json.dump([{"measure": n, "min": r["min"], "median": r["median"], "max": r["max"], "target": t}
+                   for n, r, t in rows], f, indent=2)
+    print("\nthe same figures as JSON:", out)
+
+
+if __name__ == "__main__":
+    main()
