@@ -6,29 +6,8 @@ typedef SKB_DT(SKB_IN0_DTYPE) TA;
 typedef SKB_DT(SKB_IN1_DTYPE) TB;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
-struct Params {
-  int rank;
-  int64_t out[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];  // strides 0 where broadcast
-  int64_t n;
-};
-
-static constexpr Params make(skb_cu::Dims a, skb_cu::Dims b, skb_cu::Dims o) {
-  Params p{};
-  p.rank = o.rank;
-  p.n = o.numel();
-  int64_t stride_a = 1, stride_b = 1;
-  for (int i = o.rank - 1; i >= 0; --i) {
-    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
-    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
-    p.out[i] = o.d[i];
-    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
-    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
-    stride_a *= da;
-    stride_b *= db;
-  }
-  return p;
-}
-static __device__ constexpr Params kP = make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0));
+typedef skb_geom::Broadcast Params;
+static __device__ constexpr Params kP = skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0));
 
 __device__ inline float apply(float a, float b) {
   if constexpr (SKB_OP == Add) return a + b;

@@ -26,37 +26,8 @@ typedef float TBias;
 #define SKB_ATTR_adj_x2 0
 #endif
 
-struct Params {
-  int64_t m, n, k;
-  bool ta, tb;
-  int batch_rank;
-  int64_t batch[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];  // in matrices; 0 when broadcast
-  int64_t batches;
-};
-
-static constexpr Params make(skb_cu::Dims a, skb_cu::Dims b, skb_cu::Dims o, bool ta, bool tb) {
-  Params p{};
-  p.ta = ta;
-  p.tb = tb;
-  p.m = ta ? a.d[a.rank - 1] : a.d[a.rank - 2];
-  p.k = ta ? a.d[a.rank - 2] : a.d[a.rank - 1];
-  p.n = tb ? b.d[b.rank - 2] : b.d[b.rank - 1];
-  p.batch_rank = o.rank - 2;
-  p.batches = 1;
-  int64_t stride_a = 1, stride_b = 1;
-  for (int i = p.batch_rank - 1; i >= 0; --i) {
-    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
-    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
-    p.batch[i] = o.d[i];
-    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
-    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
-    stride_a *= da;
-    stride_b *= db;
-    p.batches *= o.d[i];
-  }
-  return p;
-}
-static __device__ constexpr Params kP = make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),
+typedef skb_geom::MatMul Params;
+static __device__ constexpr Params kP = skb_geom::matmul(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),
                                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1,
                                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2);
 

@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "skb_geometry.h"
+
 #ifndef SKB_STATIC
 #error "the cuda toolchain builds static kernels only (compile with -DSKB_STATIC)"
 #endif
@@ -46,22 +48,8 @@ __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float f) {
   return __float2bfloat16_rn(f);
 }
 
-/// A shape known at compile time.
-struct Dims {
-  int rank;
-  int64_t d[SKB_MAX_RANK];
-  constexpr int64_t numel() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank; ++i) n *= d[i];
-    return n;
-  }
-  constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
-};
-
-template <class... A>
-constexpr Dims dims(A... a) {
-  return Dims{(int)sizeof...(A), {(int64_t)a...}};
-}
+using skb_geom::Dims;
+using skb_geom::dims;
 
 __device__ inline int64_t first_index() { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x; }

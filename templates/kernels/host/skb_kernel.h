@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "skb_dtypes.h"
+#include "skb_geometry.h"
 #include "skb_kernel_abi.h"
 
 #define SKB_EXPORT extern "C" __attribute__((visibility("default")))
@@ -21,23 +22,8 @@
 
 namespace skb_k {
 
-/// A shape; in static kernels every one is a constant expression.
-struct Dims {
-  int rank;
-  int64_t d[SKB_MAX_RANK];
-  constexpr int64_t numel() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank; ++i) n *= d[i];
-    return n;
-  }
-  /// Index i counted from the end when negative.
-  constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
-};
-
-template <class... A>
-constexpr Dims dims(A... a) {
-  return Dims{(int)sizeof...(A), {(int64_t)a...}};
-}
+using skb_geom::Dims;
+using skb_geom::dims;
 
 static inline Dims dims(const skb_shape& s) {
   Dims r{s.rank < 0 ? 0 : s.rank, {}};

@@ -1,0 +1,88 @@
+// Shapes and the index arithmetic that the host and the CUDA templates share: constant
+// expressions only, so static kernels (and nvcc, on the host side) fold them into constants.
+#pragma once
+#include <stdint.h>
+
+#ifndef SKB_MAX_RANK
+#define SKB_MAX_RANK 8
+#endif
+
+namespace skb_geom {
+
+/// A shape; in static kernels every one is a constant expression.
+struct Dims {
+  int rank;
+  int64_t d[SKB_MAX_RANK];
+  constexpr int64_t numel() const {
+    int64_t n = 1;
+    for (int i = 0; i < rank; ++i) n *= d[i];
+    return n;
+  }
+  /// Index i counted from the end when negative.
+  constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
+};
+
+template <class... A>
+constexpr Dims dims(A... a) {
+  return Dims{(int)sizeof...(A), {(int64_t)a...}};
+}
+
+/// NumPy broadcasting of two operands a, b to the output o: per output axis its extent and each
+/// operand's stride (0 where the operand is broadcast).
+struct Broadcast {
+  int rank;
+  int64_t out[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];
+  int64_t n;
+};
+
+constexpr Broadcast broadcast(Dims a, Dims b, Dims o) {
+  Broadcast p{};
+  p.rank = o.rank;
+  p.n = o.numel();
+  int64_t stride_a = 1, stride_b = 1;
+  for (int i = o.rank - 1; i >= 0; --i) {
+    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
+    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
+    p.out[i] = o.d[i];
+    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
+    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+  }
+  return p;
+}
+
+/// A (batched) matrix product y = op(a) x op(b): sizes, transposes, and the batch axes with each
+/// operand's batch stride in matrices (0 where broadcast).
+struct MatMul {
+  int64_t m, n, k;
+  bool ta, tb;
+  int batch_rank;
+  int64_t batch[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];
+  int64_t batches;
+};
+
+constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
+  MatMul p{};
+  p.ta = ta;
+  p.tb = tb;
+  p.m = ta ? a.d[a.rank - 1] : a.d[a.rank - 2];
+  p.k = ta ? a.d[a.rank - 2] : a.d[a.rank - 1];
+  p.n = tb ? b.d[b.rank - 2] : b.d[b.rank - 1];
+  p.batch_rank = o.rank - 2;
+  p.batches = 1;
+  int64_t stride_a = 1, stride_b = 1;
+  for (int i = p.batch_rank - 1; i >= 0; --i) {
+    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
+    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
+    p.batch[i] = o.d[i];
+    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
+    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
+    stride_a *= da;
+    stride_b *= db;
+    p.batches *= o.d[i];
+  }
+  return p;
+}
+
+}  // namespace skb_geom
