@@ -5,8 +5,9 @@ SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
   libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev"
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with)
-# What the test suite adds: the real scale-out engines it runs on loopback.
-SKB_TEST_PACKAGES="distcc ccache redis-server"
+# What the test suite adds: the real scale-out engines it runs on loopback, and clang++ for a
+# toolchain profile of the user's own.
+SKB_TEST_PACKAGES="distcc ccache redis-server clang"
 
 skb_install_deps() {  # [extra packages]
   local missing=""
