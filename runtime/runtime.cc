@@ -26,7 +26,7 @@ using skb::runtime::RuntimeError;
 struct skb_runtime {
   std::filesystem::path root;
   std::string soc;
-  std::mutex mu;
+  mutable std::mutex mu;
   std::shared_ptr<const Index> index;
   // Verified and loaded kernels, by path and sha256: each is hashed once per runtime.
   std::map<std::string, std::shared_ptr<KernelModule>> modules;
@@ -74,16 +74,11 @@ std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
 
 std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entry) {
   std::lock_guard<std::mutex> lock(rt.mu);
-  auto& slot = rt.modules[entry.bin.string() + "\n" + entry.sha256];
-  if (!slot) {
-    try {
-      slot = KernelModule::load(entry);
-    } catch (...) {
-      rt.modules.erase(entry.bin.string() + "\n" + entry.sha256);
-      throw;
-    }
-  }
-  return slot;
+  const std::string key = entry.bin.string() + "\n" + entry.sha256;
+  if (auto it = rt.modules.find(key); it != rt.modules.end()) return it->second;
+  auto module = KernelModule::load(entry);  // throws: nothing is cached
+  rt.modules.emplace(key, module);
+  return module;
 }
 
 skb::generator::OpRecord parse_call(const char* op_json) {
@@ -124,7 +119,7 @@ int skb_runtime_reload(skb_runtime* rt) {
 
 size_t skb_runtime_kernel_count(const skb_runtime* rt) {
   if (!rt) return 0;
-  std::lock_guard<std::mutex> lock(const_cast<skb_runtime*>(rt)->mu);
+  std::lock_guard<std::mutex> lock(rt->mu);
   return rt->index->by_key.size();
 }
 

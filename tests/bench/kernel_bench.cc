@@ -217,8 +217,12 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if ((a == "--dump" || a == "--json" || a == "--work") && i + 1 < argc)
-      (a == "--dump" ? dump : a == "--work" ? work : fs::path(json_path = argv[i + 1])) = argv[i + 1], ++i;
+    if (a == "--dump" && i + 1 < argc)
+      dump = argv[++i];
+    else if (a == "--work" && i + 1 < argc)
+      work = argv[++i];
+    else if (a == "--json" && i + 1 < argc)
+      json_path = argv[++i];
     else
       rest.push_back(argv[i]);
   }

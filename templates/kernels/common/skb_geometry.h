@@ -62,6 +62,13 @@ struct MatMul {
   int64_t batches;
 };
 
+/// The shape without its last two axes (the batch axes of a matrix operand).
+constexpr Dims batch_dims(Dims d) {
+  Dims r{d.rank > 2 ? d.rank - 2 : 0, {}};
+  for (int i = 0; i < r.rank; ++i) r.d[i] = d.d[i];
+  return r;
+}
+
 constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
   MatMul p{};
   p.ta = ta;
@@ -69,18 +76,14 @@ constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
   p.m = ta ? a.d[a.rank - 1] : a.d[a.rank - 2];
   p.k = ta ? a.d[a.rank - 2] : a.d[a.rank - 1];
   p.n = tb ? b.d[b.rank - 2] : b.d[b.rank - 1];
-  p.batch_rank = o.rank - 2;
-  p.batches = 1;
-  int64_t stride_a = 1, stride_b = 1;
-  for (int i = p.batch_rank - 1; i >= 0; --i) {
-    int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
-    int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
-    p.batch[i] = o.d[i];
-    p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
-    p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
-    stride_a *= da;
-    stride_b *= db;
-    p.batches *= o.d[i];
+  // The batch axes broadcast like any elementwise operands, strides counted in matrices.
+  const Broadcast bb = broadcast(batch_dims(a), batch_dims(b), batch_dims(o));
+  p.batch_rank = bb.rank;
+  p.batches = bb.n;
+  for (int i = 0; i < bb.rank; ++i) {
+    p.batch[i] = bb.out[i];
+    p.sa[i] = bb.sa[i];
+    p.sb[i] = bb.sb[i];
   }
   return p;
 }
