@@ -13,6 +13,17 @@ add_library(skb_settings INTERFACE)
 target_compile_options(skb_settings INTERFACE -Wall -Wextra -Wshadow -Wnon-virtual-dtor
   $<$<BOOL:${SKB_WERROR}>:-Werror>)
 if(SKB_SANITIZE)
-  target_compile_options(skb_settings INTERFACE -fsanitize=${SKB_SANITIZE} -fno-omit-frame-pointer)
-  target_link_options(skb_settings INTERFACE -fsanitize=${SKB_SANITIZE})
+  # Every finding fails the run: no sanitizer report scrolls by in a passing test.
+  target_compile_options(skb_settings INTERFACE -fsanitize=${SKB_SANITIZE} -fno-sanitize-recover=all
+    -fno-omit-frame-pointer)
+  target_link_options(skb_settings INTERFACE -fsanitize=${SKB_SANITIZE} -fno-sanitize-recover=all)
+endif()
+
+# libFuzzer targets (tests/fuzz/) need clang; the libraries then carry coverage instrumentation.
+option(SKB_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
+if(SKB_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "SKB_FUZZ needs clang (CXX=clang++), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  target_compile_options(skb_settings INTERFACE -fsanitize=fuzzer-no-link)
 endif()

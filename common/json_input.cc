@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 
@@ -32,17 +35,39 @@ const char* type_name(const Json& v) {
 }
 
 struct TooDeep {};
+struct DuplicateKey {
+  std::string key;
+};
 }  // namespace
 
 Json parse_json(std::string_view text, int max_depth) {
   if (text.empty()) throw FieldError("", "expected a JSON document, found an empty file");
+  // The keys of each open object: a key given twice is refused, since readers disagree on
+  // which of the two values counts.
+  std::vector<std::set<std::string, std::less<>>> keys;
   try {
-    return Json::parse(text.begin(), text.end(), [max_depth](int depth, Json::parse_event_t, Json&) {
+    return Json::parse(text.begin(), text.end(), [max_depth, &keys](int depth, Json::parse_event_t event, Json& v) {
       if (depth > max_depth) throw TooDeep{};
+      switch (event) {
+        case Json::parse_event_t::object_start:
+          keys.emplace_back();
+          break;
+        case Json::parse_event_t::object_end:
+          keys.pop_back();
+          break;
+        case Json::parse_event_t::key:
+          if (!keys.back().insert(v.get_ref<const std::string&>()).second)
+            throw DuplicateKey{v.get<std::string>()};
+          break;
+        default:
+          break;
+      }
       return true;
     });
   } catch (const TooDeep&) {
     throw FieldError("", fmt::format("expected JSON nested at most {} levels deep", max_depth));
+  } catch (const DuplicateKey& d) {
+    throw FieldError("", fmt::format("expected each key once per object, \"{}\" is given twice", d.key));
   } catch (const Json::parse_error& e) {
     throw FieldError("", fmt::format("expected valid JSON (syntax error at byte {})", e.byte));
   } catch (const Json::out_of_range&) {

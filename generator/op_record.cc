@@ -150,6 +150,10 @@ Json read_attr_value(const Field& f, const std::string& kind) {
     std::string s = f.string(1024);
     if (std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
       throw FieldError(f.pointer(), "expected a string without control characters");
+    // Never on a command line unquoted (see kernel_defines), but refused all the same: no real
+    // attr holds them, and a record that does was made to attack a build.
+    if (s.find_first_of("$`\\\"';|&<") != std::string::npos)
+      throw FieldError(f.pointer(), "expected a string without shell or Ninja metacharacters ($ ` \\ \" ' ; | & <)");
     return s;
   }
   if (kind == "bool") return f.boolean();

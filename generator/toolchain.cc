@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <set>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -10,11 +9,11 @@
 #include "common/process.h"
 #include "common/sha256.h"
 #include "generator/op_record.h"
+#include "generator/toolchain_profile.h"
 
 namespace skb::generator {
 namespace fs = std::filesystem;
 using common::Error;
-using common::Field;
 using common::FieldError;
 using common::Json;
 
@@ -30,121 +29,54 @@ std::string expand(std::string s, const std::map<std::string, std::string>& vars
   return s;
 }
 
-std::vector<std::string> string_list(const Field& f) {
+// Expands a command's fixed variables; the word {flags} becomes the expanded flags.
+std::vector<std::string> expand_command(const std::vector<std::string>& words, const std::vector<std::string>& flags,
+                                        const std::map<std::string, std::string>& vars) {
   std::vector<std::string> out;
-  std::size_t n = f.array_size(1024);
-  for (std::size_t i = 0; i < n; ++i) out.push_back(f.at(i).string(4096));
+  for (const auto& w : words) {
+    if (w == "{flags}")
+      out.insert(out.end(), flags.begin(), flags.end());
+    else
+      out.push_back(expand(w, vars));
+  }
   return out;
 }
 
-void check_placeholders(const Field& f, const std::string& word, const std::set<std::string>& allowed) {
-  for (std::size_t pos = word.find('{'); pos != std::string::npos; pos = word.find('{', pos + 1)) {
-    std::size_t end = word.find('}', pos);
-    std::string var = end == std::string::npos ? "" : word.substr(pos + 1, end - pos - 1);
-    if (!allowed.count(var))
-      throw FieldError(f.pointer(),
-                       fmt::format("expected only the variables {{{}}} in \"{}\"", fmt::join(allowed, "}, {"), word));
-  }
-}
-
-Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::string& soc_arg,
-                        const std::vector<std::string>& launcher) {
-  Field root(doc, "");
-  root.expect_object();
-  static const std::set<std::string> kKnown = {
-      "name",    "description", "compiler", "identify",      "command",
-      "flags",   "suffix",      "entry",    "dynamic_entry", "template_dir",
-      "headers", "default_soc", "launcher", "ops",           "define_list_separator",
-      "link"};
-  for (const auto& [key, value] : doc.items())
-    if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
-
+// Resolves a validated profile on this machine: finds the compiler and the templates, runs the
+// identify command and hashes what every kernel depends on.
+Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const std::string& soc_arg,
+                          const std::vector<std::string>& launcher) {
   Toolchain tc;
   tc.profile = profile;
-  tc.name = root.at("name").string(64);
-  if (!is_identifier(tc.name)) throw FieldError("/name", "expected a name of [A-Za-z0-9_]");
-  std::string compiler = root.at("compiler").string(4096);
-  tc.compiler = common::find_program(compiler);
+  tc.name = p.name;
+  tc.compiler = common::find_program(p.compiler);
   if (tc.compiler.empty())
-    throw FieldError("/compiler", fmt::format("expected a compiler on PATH, \"{}\" was not found", compiler));
-  tc.soc = soc_arg.empty() ? root.at("default_soc").string(64) : soc_arg;
+    throw FieldError("/compiler", fmt::format("expected a compiler on PATH, \"{}\" was not found", p.compiler));
+  tc.soc = soc_arg.empty() ? p.default_soc : soc_arg;
+  if (tc.soc.empty()) throw FieldError("/default_soc", "expected a default SoC, since no --soc was given");
   if (!is_identifier(tc.soc)) throw Error(fmt::format("--soc {}: expected a name of [A-Za-z0-9_]", tc.soc));
-  fs::path template_dir = (profile.parent_path() / root.at("template_dir").string(4096)).lexically_normal();
+  fs::path template_dir = (profile.parent_path() / p.template_dir).lexically_normal();
   if (!fs::is_directory(template_dir))
     throw FieldError("/template_dir", fmt::format("expected a folder, {} is not one", template_dir.string()));
-  tc.suffix = root.at("suffix").string(16);
-  if (tc.suffix.size() < 2 || tc.suffix[0] != '.' || !is_identifier(tc.suffix.substr(1)))
-    throw FieldError("/suffix", "expected a file suffix such as \".so\"");
-  tc.entry = root.at("entry").string(128);
-  if (!is_identifier(tc.entry)) throw FieldError("/entry", "expected a C symbol name");
-  tc.dynamic_entry = root.has("dynamic_entry") ? root.at("dynamic_entry").string(128) : "";
-  if (!tc.dynamic_entry.empty() && !is_identifier(tc.dynamic_entry))
-    throw FieldError("/dynamic_entry", "expected a C symbol name");
+  tc.suffix = p.suffix;
+  tc.entry = p.entry;
+  tc.dynamic_entry = p.dynamic_entry;
+  tc.list_separator = p.list_separator;
 
-  if (root.has("define_list_separator")) {
-    tc.list_separator = root.at("define_list_separator").string(8);
-    if (tc.list_separator != "," && tc.list_separator != "\\,")
-      throw FieldError("/define_list_separator",
-                       "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
-  }
   const std::map<std::string, std::string> fixed = {
       {"template_dir", template_dir.string()}, {"soc", tc.soc}, {"compiler", tc.compiler}};
-  std::vector<std::string> flags;
-  if (root.has("flags")) {
-    Field f = root.at("flags");
-    for (const auto& flag : string_list(f)) {
-      check_placeholders(f, flag, {"template_dir", "soc"});
-      flags.push_back(expand(flag, fixed));
-    }
-  }
-  Field cmd = root.at("command");
-  std::vector<std::string> words = string_list(cmd);
-  bool has_out = false, has_src = false, has_obj = false;
-  for (const auto& w : words) {
-    check_placeholders(cmd, w, {"compiler", "flags", "defines", "src", "out", "obj", "info", "soc", "template_dir"});
-    has_obj |= w.find("{obj}") != std::string::npos;
-    if (w == "{flags}")
-      tc.command.insert(tc.command.end(), flags.begin(), flags.end());
-    else
-      tc.command.push_back(expand(w, fixed));
-    has_out |= w.find("{out}") != std::string::npos;
-    has_src |= w.find("{src}") != std::string::npos || w.find("{info}") != std::string::npos;
-  }
-  if (root.has("link")) {
-    Field link = root.at("link");
-    bool link_obj = false, link_out = false;
-    for (const auto& w : string_list(link)) {
-      check_placeholders(link, w, {"compiler", "flags", "obj", "out", "soc", "template_dir"});
-      link_obj |= w.find("{obj}") != std::string::npos;
-      link_out |= w.find("{out}") != std::string::npos;
-      if (w == "{flags}")
-        tc.link.insert(tc.link.end(), flags.begin(), flags.end());
-      else
-        tc.link.push_back(expand(w, fixed));
-    }
-    if (!link_obj || !link_out) throw FieldError("/link", "expected a link command that reads {obj} and writes {out}");
-    if (!has_obj || has_out)
-      throw FieldError("/command",
-                       "expected a compile command that writes {obj} (not {out}) when there is a link step");
-    has_out = true;
-  } else if (has_obj) {
-    throw FieldError("/command", "expected {out}, not {obj}, when there is no link step");
-  }
-  if (!has_out || !has_src) throw FieldError("/command", "expected a command that uses {out} and {src} or {info}");
+  std::vector<std::string> flags = expand_command(p.flags, {}, fixed);
+  tc.command = expand_command(p.command, flags, fixed);
+  tc.link = expand_command(p.link, flags, fixed);
 
-  std::vector<std::string> identify = {tc.compiler, "--version"};
-  if (root.has("identify")) {
-    identify.clear();
-    for (const auto& w : string_list(root.at("identify"))) identify.push_back(expand(w, fixed));
-    if (identify.empty()) throw FieldError("/identify", "expected a command of at least one word");
-  }
+  std::vector<std::string> identify =
+      p.identify.empty() ? std::vector<std::string>{tc.compiler, "--version"} : expand_command(p.identify, {}, fixed);
   common::ProcessResult id = common::run_process(identify, true);
   if (id.exit_code != 0)
     throw Error(
         fmt::format("{}: /identify: `{}` exited with {}", profile.string(), fmt::join(identify, " "), id.exit_code));
 
-  tc.launcher = launcher;
-  if (tc.launcher.empty() && root.has("launcher")) tc.launcher = string_list(root.at("launcher"));
+  tc.launcher = launcher.empty() ? p.launcher : launcher;
 
   common::Sha256 identity;
   identity.update(Json({{"compiler", tc.compiler},
@@ -157,30 +89,24 @@ Toolchain parse_profile(const Json& doc, const fs::path& profile, const std::str
                         {"link", tc.link}})
                       .dump());
   tc.inputs = {profile, tc.compiler};
-  if (root.has("headers")) {
-    for (const auto& h : string_list(root.at("headers"))) {
-      fs::path header = (template_dir / h).lexically_normal();
-      identity.update(h + "\n" + common::sha256_file(header) + "\n");
-      tc.inputs.push_back(header);
-    }
+  for (const auto& h : p.headers) {
+    fs::path header = (template_dir / h).lexically_normal();
+    identity.update(h + "\n" + common::sha256_file(header) + "\n");
+    tc.inputs.push_back(header);
   }
   tc.identity = identity.hex();
 
-  Field ops = root.at("ops");
-  ops.expect_object();
-  for (const auto& [op, spec_json] : ops.json().items()) {
-    Field spec = ops.at(op);
-    if (!is_identifier(op)) throw FieldError(spec.pointer(), "expected an op type of [A-Za-z0-9_] as key");
+  for (std::size_t i = 0; i < p.ops.size(); ++i) {
+    const ProfileSpec::Op& op = p.ops[i];
     OpTemplate t;
-    std::string rel = spec.at("template").string(4096);
-    t.source = (template_dir / rel).lexically_normal();
+    t.source = (template_dir / op.template_path).lexically_normal();
     if (!fs::is_regular_file(t.source))
-      throw FieldError(spec.at("template").pointer(),
+      throw FieldError("/ops/" + common::pointer_token(op.type) + "/template",
                        fmt::format("expected a file, {} does not exist", t.source.string()));
-    t.dtypes = string_list(spec.at("dtypes"));
+    t.dtypes = op.dtypes;
     t.hash = common::sha256_file(t.source);
     tc.inputs.push_back(t.source);
-    tc.ops.emplace(op, std::move(t));
+    tc.ops.emplace(op.type, std::move(t));
   }
   std::sort(tc.inputs.begin(), tc.inputs.end());
   tc.inputs.erase(std::unique(tc.inputs.begin(), tc.inputs.end()), tc.inputs.end());
@@ -212,7 +138,8 @@ Toolchain load_toolchain(const std::string& name_or_path, const fs::path& templa
       is_path ? fs::absolute(name_or_path).lexically_normal() : templates_dir / "toolchains" / (name_or_path + ".json");
   if (!fs::is_regular_file(profile)) throw Error(fmt::format("{}: no such toolchain profile", profile.string()));
   try {
-    return parse_profile(common::parse_json(common::read_file(profile, 1 << 20)), profile, soc, launcher);
+    ProfileSpec spec = parse_profile_spec(common::parse_json(common::read_file(profile, 1 << 20)));
+    return resolve_profile(spec, profile, soc, launcher);
   } catch (const FieldError& e) {
     throw Error(fmt::format("{}: {}", profile.string(), e.describe()));
   }

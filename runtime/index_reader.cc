@@ -54,6 +54,23 @@ IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& roo
 
 fs::path library_root(const fs::path& install_path) { return install_path / "opp" / "static_kernel" / "ai_core"; }
 
+std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, const fs::path& root) {
+  std::unordered_map<std::string, IndexEntry> by_key;
+  common::Json doc = common::parse_json(text);
+  Field top(doc, "");
+  top.expect_object();
+  for (const auto& [op, value] : doc.items()) {
+    Field list = top.at(op).at("staticList");
+    std::size_t n = list.array_size(kMaxKernelsPerOp);
+    for (std::size_t i = 0; i < n; ++i) {
+      IndexEntry k = read_entry(list.at(i), op, root);
+      std::string key = k.key;
+      by_key.insert_or_assign(std::move(key), std::move(k));
+    }
+  }
+  return by_key;
+}
+
 Index read_index(const fs::path& root, const std::string& soc_name) {
   Index index;
   index.soc = soc_name.empty() ? only_soc(root) : soc_name;
@@ -67,18 +84,7 @@ Index read_index(const fs::path& root, const std::string& soc_name) {
     throw Error(fmt::format("no kernels installed for SoC {}: {}", index.soc, e.what()));
   }
   try {
-    common::Json doc = common::parse_json(text);
-    Field top(doc, "");
-    top.expect_object();
-    for (const auto& [op, value] : doc.items()) {
-      Field list = top.at(op).at("staticList");
-      std::size_t n = list.array_size(kMaxKernelsPerOp);
-      for (std::size_t i = 0; i < n; ++i) {
-        IndexEntry k = read_entry(list.at(i), op, root);
-        std::string key = k.key;
-        index.by_key.insert_or_assign(std::move(key), std::move(k));
-      }
-    }
+    index.by_key = parse_index(text, root);
   } catch (const common::FieldError& e) {
     throw Error(fmt::format("{}: {}", file.string(), e.describe()));
   }

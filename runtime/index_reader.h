@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace skb::runtime {
@@ -19,6 +20,10 @@ struct Index {
 
 /// <install_path>/opp/static_kernel/ai_core.
 std::filesystem::path library_root(const std::filesystem::path& install_path);
+
+/// Parses the text of one binary_info_config.json; binPaths resolve below root. Throws
+/// common::FieldError with the JSON pointer of the first malformed field.
+std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, const std::filesystem::path& root);
 
 /// Reads the index of `soc` (empty: the only SoC the library has). The installer replaces the
 /// file by rename, so one read sees a whole index. Throws common::Error naming the file and,

@@ -2,17 +2,52 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "common/error.h"
 
 namespace skb::installer {
+
+namespace {
+
+// Who holds the flock on fd, from /proc/locks: "process 1234 (sh, stopped)", or "another
+// installer" when Linux does not say.
+std::string holder_of(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return "another installer";
+  std::string want = fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev), st.st_ino);
+  std::ifstream locks("/proc/locks");
+  std::string line;
+  while (std::getline(locks, line)) {
+    std::istringstream in(line);
+    std::string n, cls, kind, mode, pid, where;
+    if (!(in >> n >> cls) || cls == "->" || !(in >> kind >> mode >> pid >> where)) continue;
+    if (cls != "FLOCK" || where != want || pid == std::to_string(::getpid())) continue;
+    std::ifstream stat_file("/proc/" + pid + "/stat");
+    std::string stat_line;
+    std::getline(stat_file, stat_line);
+    std::size_t open = stat_line.find('('), close = stat_line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 >= stat_line.size())
+      return fmt::format("process {}", pid);
+    std::string comm = stat_line.substr(open + 1, close - open - 1);
+    char state = stat_line[close + 2];
+    const char* what = state == 'T' || state == 't' ? ", stopped" : state == 'Z' ? ", a zombie" : "";
+    return fmt::format("process {} ({}{})", pid, comm, what);
+  }
+  return "another installer";
+}
+
+}  // namespace
 
 LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, const common::Diag& diag) {
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -28,14 +63,15 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
     }
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited >= timeout) {
+      std::string holder = holder_of(fd_);
       ::close(fd_);
       throw common::Error(
-          fmt::format("{}: still locked by another installer after {:.0f} s; nothing was changed "
+          fmt::format("{}: still locked by {} after {:.0f} s; nothing was changed "
                       "(raise --lock-timeout or SKB_LOCK_TIMEOUT)",
-                      file.string(), timeout));
+                      file.string(), holder, timeout));
     }
     if (!said && waited > 0.5) {
-      diag.note(fmt::format("waiting for {} (another installer holds it)...", file.string()));
+      diag.note(fmt::format("waiting for {} (held by {})...", file.string(), holder_of(fd_)));
       said = true;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -44,6 +44,12 @@ la_ssize_t read_range(archive*, void* data, const void** out) {
   return n;
 }
 
+// libarchive's message for the last error; it may have none.
+std::string why(archive* a) {
+  const char* s = archive_error_string(a);
+  return s ? s : "unknown error";
+}
+
 struct ReadArchive {
   archive* a = archive_read_new();
   RangeReader reader;
@@ -52,8 +58,12 @@ struct ReadArchive {
     archive_read_support_filter_zstd(a);
     archive_read_support_filter_xz(a);
     archive_read_support_format_tar(a);
-    if (archive_read_open(a, &reader, nullptr, &read_range, nullptr) != ARCHIVE_OK)
-      throw VerifyError(fmt::format("the payload is not a readable archive: {}", archive_error_string(a)));
+    if (archive_read_open(a, &reader, nullptr, &read_range, nullptr) != ARCHIVE_OK) {
+      // No destructor runs for a constructor that throws: free the archive here.
+      std::string what = why(a);
+      archive_read_free(a);
+      throw VerifyError(fmt::format("the payload is not a readable archive: {}", what));
+    }
   }
   ~ReadArchive() { archive_read_free(a); }
   ReadArchive(const ReadArchive&) = delete;
@@ -64,7 +74,7 @@ struct ReadArchive {
     archive_entry* e = nullptr;
     int rc = archive_read_next_header(a, &e);
     if (rc == ARCHIVE_EOF) return nullptr;
-    if (rc != ARCHIVE_OK) throw VerifyError(fmt::format("damaged payload: {}", archive_error_string(a)));
+    if (rc != ARCHIVE_OK) throw VerifyError(fmt::format("damaged payload: {}", why(a)));
     return e;
   }
 };
@@ -105,7 +115,7 @@ std::string read_all(ReadArchive& ar, std::size_t limit, const char* what) {
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > limit) throw VerifyError(fmt::format("payload entry {} is too large", what));
   }
-  if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", archive_error_string(ar.a)));
+  if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", why(ar.a)));
   return out;
 }
 
@@ -189,7 +199,7 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
         done += w;
       }
     }
-    if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", archive_error_string(ar.a)));
+    if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", why(ar.a)));
     if (size != want.size || h.hex() != want.sha256)
       throw VerifyError(fmt::format("payload entry {} does not match its sha256 in the manifest", path));
   }

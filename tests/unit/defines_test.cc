@@ -21,7 +21,7 @@ TEST(Defines, StaticKernelGetsShapesAttrsAndConstData) {
   d["attrs"] = {{{"name", "axes"}, {"dtype", "list_int"}, {"index", 0}, {"value", {-1, 2}}},
                 {{"name", "eps"}, {"dtype", "float"}, {"index", 1}, {"value", 1}},
                 {{"name", "mode"}, {"dtype", "str"}, {"index", 2}, {"value", "tanh"}},
-                {{"name", "note"}, {"dtype", "str"}, {"index", 3}, {"value", "a b;$(x)"}},
+                {{"name", "note"}, {"dtype", "str"}, {"index", 3}, {"value", "a b->c"}},
                 {{"name", "flag"}, {"dtype", "bool"}, {"index", 4}, {"value", true}}};
   auto defs = kernel_defines(parse_op_record(d), Variant::kStatic);
   EXPECT_TRUE(std::is_sorted(defs.begin(), defs.end()));

@@ -118,6 +118,23 @@ TEST(OpRecord, AttrDtypeAndValueAreChecked) {
   EXPECT_NE(error_of(d).find("/attrs/0/dtype: expected an attr dtype"), std::string::npos);
 }
 
+TEST(OpRecord, StringAttrWithShellOrNinjaMetacharactersIsRejected) {
+  Json d = valid_record();
+  d["attrs"] = {{{"name", "equation"}, {"dtype", "str"}, {"index", 0}, {"value", "bij,bjk->bik"}}};
+  EXPECT_EQ(error_of(d), "");
+  for (const char* bad : {"$(id)", "a`b`", "a;b", "a|b", "a&b", "a<b", "a\\b", "a\"b", "a'b"}) {
+    d["attrs"][0]["value"] = bad;
+    EXPECT_EQ(error_of(d), "/attrs/0/value: expected a string without shell or Ninja metacharacters ($ ` \\ \" ' ; | & <)")
+        << bad;
+  }
+}
+
+TEST(OpRecord, AKeyGivenTwiceIsRejected) {
+  EXPECT_EQ(error_of_text(R"({"op_type":"Add","op_type":"Mul"})"),
+            "/: expected each key once per object, \"op_type\" is given twice");
+  EXPECT_EQ(error_of_text(R"([{"a":1},{"a":2}])"), "/: expected an object, found an array");
+}
+
 TEST(OpRecord, DeterministicIsAStringNotABool) {
   Json d = valid_record();
   d["deterministic"] = true;

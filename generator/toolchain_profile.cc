@@ -1,0 +1,136 @@
+#include "generator/toolchain_profile.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <set>
+
+#include "common/error.h"
+#include "generator/op_record.h"
+
+namespace skb::generator {
+using common::Field;
+using common::FieldError;
+using common::Json;
+
+namespace {
+
+std::vector<std::string> string_list(const Field& f) {
+  std::vector<std::string> out;
+  std::size_t n = f.array_size(1024);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(f.at(i).string(4096));
+  return out;
+}
+
+void check_placeholders(const Field& f, const std::string& word, const std::set<std::string>& allowed) {
+  for (std::size_t pos = word.find('{'); pos != std::string::npos; pos = word.find('{', pos + 1)) {
+    std::size_t end = word.find('}', pos);
+    std::string var = end == std::string::npos ? "" : word.substr(pos + 1, end - pos - 1);
+    if (!allowed.count(var))
+      throw FieldError(f.pointer(),
+                       fmt::format("expected only the variables {{{}}} in \"{}\"", fmt::join(allowed, "}, {"), word));
+  }
+}
+
+std::vector<std::string> command_words(const Field& f, const std::set<std::string>& allowed) {
+  std::vector<std::string> words = string_list(f);
+  for (const auto& w : words) check_placeholders(f, w, allowed);
+  return words;
+}
+
+bool uses(const std::vector<std::string>& words, const char* placeholder) {
+  for (const auto& w : words)
+    if (w.find(placeholder) != std::string::npos) return true;
+  return false;
+}
+
+void check_commands(const ProfileSpec& p) {
+  bool has_obj = uses(p.command, "{obj}");
+  bool has_out = uses(p.command, "{out}");
+  if (!p.link.empty()) {
+    if (!uses(p.link, "{obj}") || !uses(p.link, "{out}"))
+      throw FieldError("/link", "expected a link command that reads {obj} and writes {out}");
+    if (!has_obj || has_out)
+      throw FieldError("/command",
+                       "expected a compile command that writes {obj} (not {out}) when there is a link step");
+    has_out = true;
+  } else if (has_obj) {
+    throw FieldError("/command", "expected {out}, not {obj}, when there is no link step");
+  }
+  if (!has_out || !(uses(p.command, "{src}") || uses(p.command, "{info}")))
+    throw FieldError("/command", "expected a command that uses {out} and {src} or {info}");
+}
+
+}  // namespace
+
+ProfileSpec parse_profile_spec(const Json& doc) {
+  Field root(doc, "");
+  root.expect_object();
+  static const std::set<std::string> kKnown = {
+      "name",    "description", "compiler", "identify",      "command",
+      "flags",   "suffix",      "entry",    "dynamic_entry", "template_dir",
+      "headers", "default_soc", "launcher", "ops",           "define_list_separator",
+      "link"};
+  for (const auto& [key, value] : doc.items())
+    if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
+
+  ProfileSpec p;
+  p.name = root.at("name").string(64);
+  if (!is_identifier(p.name)) throw FieldError("/name", "expected a name of [A-Za-z0-9_]");
+  if (root.has("description")) root.at("description").string(4096);
+  p.compiler = root.at("compiler").string(4096);
+  if (p.compiler.empty()) throw FieldError("/compiler", "expected a compiler name or path");
+  if (root.has("default_soc")) {
+    p.default_soc = root.at("default_soc").string(64);
+    if (!is_identifier(p.default_soc)) throw FieldError("/default_soc", "expected a name of [A-Za-z0-9_]");
+  }
+  p.template_dir = root.at("template_dir").string(4096);
+  p.suffix = root.at("suffix").string(16);
+  if (p.suffix.size() < 2 || p.suffix[0] != '.' || !is_identifier(p.suffix.substr(1)))
+    throw FieldError("/suffix", "expected a file suffix such as \".so\"");
+  p.entry = root.at("entry").string(128);
+  if (!is_identifier(p.entry)) throw FieldError("/entry", "expected a C symbol name");
+  if (root.has("dynamic_entry")) {
+    p.dynamic_entry = root.at("dynamic_entry").string(128);
+    if (!is_identifier(p.dynamic_entry)) throw FieldError("/dynamic_entry", "expected a C symbol name");
+  }
+  if (root.has("define_list_separator")) {
+    p.list_separator = root.at("define_list_separator").string(8);
+    if (p.list_separator != "," && p.list_separator != "\\,")
+      throw FieldError("/define_list_separator",
+                       "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
+  }
+  if (root.has("flags")) p.flags = command_words(root.at("flags"), {"template_dir", "soc"});
+  p.command = command_words(root.at("command"),
+                            {"compiler", "flags", "defines", "src", "out", "obj", "info", "soc", "template_dir"});
+  if (root.has("link")) {
+    p.link = command_words(root.at("link"), {"compiler", "flags", "obj", "out", "soc", "template_dir"});
+    if (p.link.empty()) throw FieldError("/link", "expected a link command that reads {obj} and writes {out}");
+  }
+  check_commands(p);
+  if (root.has("identify")) {
+    p.identify = command_words(root.at("identify"), {"compiler", "soc", "template_dir"});
+    if (p.identify.empty()) throw FieldError("/identify", "expected a command of at least one word");
+  }
+  if (root.has("launcher")) p.launcher = string_list(root.at("launcher"));
+  if (root.has("headers")) {
+    Field headers = root.at("headers");
+    p.headers = string_list(headers);
+    for (const auto& h : p.headers)
+      if (h.empty()) throw FieldError(headers.pointer(), "expected header paths, not an empty string");
+  }
+
+  Field ops = root.at("ops");
+  ops.expect_object();
+  for (const auto& [type, spec_json] : ops.json().items()) {
+    Field spec = ops.at(type);
+    if (!is_identifier(type)) throw FieldError(spec.pointer(), "expected an op type of [A-Za-z0-9_] as key");
+    ProfileSpec::Op op;
+    op.type = type;
+    op.template_path = spec.at("template").string(4096);
+    op.dtypes = string_list(spec.at("dtypes"));
+    p.ops.push_back(std::move(op));
+  }
+  return p;
+}
+
+}  // namespace skb::generator

@@ -1,0 +1,28 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "common/json_input.h"
+
+namespace skb::generator {
+
+/// A toolchain profile document (templates/toolchains/README.md), validated field by field but
+/// not resolved: nothing is looked up on PATH, run, or read from disk. Placeholders stay as
+/// written.
+struct ProfileSpec {
+  struct Op {
+    std::string type;
+    std::string template_path;  // relative to template_dir
+    std::vector<std::string> dtypes;
+  };
+  std::string name, compiler, default_soc, template_dir, suffix, entry, dynamic_entry;
+  std::string list_separator = ",";
+  std::vector<std::string> flags, command, link, identify, launcher, headers;
+  std::vector<Op> ops;  // in key order
+};
+
+/// Validates a parsed profile. Throws common::FieldError with the JSON pointer of the first
+/// field that is not as the profile format says.
+ProfileSpec parse_profile_spec(const common::Json& doc);
+
+}  // namespace skb::generator

@@ -1,0 +1,43 @@
+# Every hostile input of the fuzz corpus (tests/fuzz/corpus/*/hostile_*) given to the real
+# binaries: each op record is refused with an error naming its file and a JSON pointer, leaves
+# nothing of itself in the graph, and with --strict writes nothing; each hostile toolchain
+# profile is refused naming the profile file.
+source "$(dirname "$0")/lib.sh"
+corpus=$SKB_SOURCE/tests/fuzz/corpus
+
+make_dump dump --ranks 1 --seqs 8 --hidden 16 --heads 2
+valid=$(find dump -name "*.json" | head -1)
+n=0
+for f in "$corpus"/op_record/hostile_*; do
+  name=$(basename "$f" .json)
+  d=hostile/$name/ts1_pid1_outputs/1_opcompile
+  mkdir -p "$d"
+  cp "$valid" "$d/valid.json"
+  cp "$f" "$d/$name.json"
+  rc=0; skb-generate -p "hostile/$name" -o "strict_$name" --strict -q 2>"$name.err" || rc=$?
+  expect_eq "$rc" 1 "$name with --strict"
+  grep -q "$name.json: /[^ ]*: expected" "$name.err" || fail "$name: the error names no file and pointer: $(cat "$name.err")"
+  [ ! -e "strict_$name/build.ninja" ] || fail "$name: --strict wrote a graph"
+  rc=0; skb-generate -p "hostile/$name" -o "out_$name" -q 2>/dev/null || rc=$?
+  expect_eq "$rc" 0 "$name without --strict (rejected, the rest built)"
+  expect_eq "$(json_get "out_$name/summary.json" 'len(j["files_rejected"])')" 1 "$name: files rejected"
+  ! grep -q -e evil -e pwned -e 'rm -rf' "out_$name/build.ninja" || fail "$name: hostile text reached build.ninja"
+  echo "    $name: $(sed 's/.*opcompile\///' "$name.err" | head -1 | cut -c1-150)"
+  n=$((n + 1))
+done
+[ "$n" -ge 20 ] || fail "only $n hostile records in the corpus"
+
+step "hostile toolchain profiles"
+m=0
+for f in "$corpus"/toolchain_profile/hostile_*; do
+  name=$(basename "$f" .json)
+  cp "$f" "$SKB_SCRATCH/$name.json"
+  rc=0; skb-generate -p dump -o "tc_$name" --toolchain "$SKB_SCRATCH/$name.json" -q 2>"$name.err" || rc=$?
+  expect_eq "$rc" 1 "profile $name"
+  grep -q "$name.json: /[^ ]*: expected" "$name.err" || fail "$name: the error names no file and pointer: $(cat "$name.err")"
+  [ ! -e "tc_$name/build.ninja" ] || fail "$name: a graph was written"
+  echo "    $name: $(sed 's/.*error: //' "$name.err" | head -1 | cut -c1-150)"
+  m=$((m + 1))
+done
+echo "    $n hostile records and $m hostile profiles refused"
+echo PASS

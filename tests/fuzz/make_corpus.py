@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target into tests/fuzz/corpus/<target>/: valid inputs
+(the example dump, the shipped toolchain profiles, small well-formed payloads, manifests and
+indexes) and the hostile ones that each reader must refuse (tests/fuzz/hostile.md lists them).
+Deterministic: run it again and git sees no change. usage: make_corpus.py [SOURCE_DIR]"""
+import copy, glob, gzip, hashlib, io, json, os, shutil, sys, tarfile
+
+top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+out = os.path.join(top, "tests", "fuzz", "corpus")
+
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+
+
+def dumps(doc):
+    return json.dumps(doc, sort_keys=True)
+
+
+def deep(n):  # n nested arrays, without recursion
+    return "[" * n + "]" * n
+
+
+# --- op records: one of each distinct record of the example dump, then hostile ones ---------
+seen = set()
+records = []
+for path in sorted(glob.glob(os.path.join(top, "examples", "op_stats", "**", "*.json"), recursive=True)):
+    text = open(path, "rb").read()
+    digest = hashlib.sha256(text).hexdigest()[:16]
+    if digest in seen:
+        continue
+    seen.add(digest)
+    records.append(json.loads(text))
+    put("op_record", "example_%s.json" % digest, text)
+base = next(r for r in records if r.get("op_type") == "Add")
+mm = next(r for r in records if r.get("op_type") == "MatMulV2")
+
+
+def variant(name, change, doc=base):
+    r = copy.deepcopy(doc)
+    change(r)
+    put("op_record", "hostile_%s.json" % name, dumps(r))
+
+
+def set_key(key, value):
+    return lambda r: r.__setitem__(key, value)
+
+
+def set_shape(value):
+    return lambda r: r["inputs"][0].__setitem__("shape", value)
+
+
+variant("op_type_ninja", set_key("op_type", "Add\nbuild evil: phony"))
+variant("op_type_ninja_dollar", set_key("op_type", "Add$ $out"))
+variant("op_type_shell", set_key("op_type", "Add;rm -rf ~"))
+variant("op_type_subst", set_key("op_type", "$(touch /tmp/skb_pwned)"))
+variant("op_type_path", set_key("op_type", "../../etc/passwd"))
+variant("attr_str_shell", lambda r: r.__setitem__(
+    "attrs", [{"name": "mode", "dtype": "str", "index": 0, "value": "x`touch /tmp/skb_pwned`"}]), mm)
+variant("attr_str_ninja", lambda r: r.__setitem__(
+    "attrs", [{"name": "mode", "dtype": "str", "index": 0, "value": "a$\nbuild x: phony"}]), mm)
+variant("attr_str_semicolon", lambda r: r.__setitem__(
+    "attrs", [{"name": "mode", "dtype": "str", "index": 0, "value": "a; rm -rf /"}]), mm)
+variant("attr_name_shell", lambda r: r.__setitem__(
+    "attrs", [{"name": "a;b", "dtype": "int", "index": 0, "value": 1}]), mm)
+variant("dim_gigantic", set_shape([2 ** 62, 2 ** 62]))
+variant("dim_overflow", set_shape([99999999999999999999999]))
+variant("dim_product_overflow", set_shape([2 ** 31, 2 ** 31, 2 ** 31]))
+variant("dim_negative", set_shape([-2, 4]))
+variant("dim_float", set_shape([1.5, 4]))
+variant("rank_huge", set_shape([1] * 100000))
+variant("dtype_unknown", lambda r: r["inputs"][0].__setitem__("dtype", "DT_QUATERNION"))
+put("op_record", "hostile_nesting_100000.json", '{"op_type":"Add","inputs":' + deep(100000) + "}")
+put("op_record", "hostile_nesting_objects.json", '{"a":' * 50000 + "1" + "}" * 50000)
+put("op_record", "hostile_not_json.json", "\x00\xff\xfe not json")
+put("op_record", "hostile_empty.json", "")
+put("op_record", "hostile_truncated.json", dumps(base)[:-7])
+put("op_record", "hostile_duplicate_keys.json", dumps(base)[:-1] + ', "op_type": "Mul"}')
+put("op_record", "hostile_bad_utf8.json", dumps(base).replace('"Add"', '"A\\udc00dd"').encode() + b"\xc3\x28")
+
+# --- toolchain profiles ---------------------------------------------------------------------
+for path in sorted(glob.glob(os.path.join(top, "templates", "toolchains", "*.json"))):
+    put("toolchain_profile", os.path.basename(path), open(path, "rb").read())
+host = json.load(open(os.path.join(top, "templates", "toolchains", "host.json")))
+
+
+def profile(name, change):
+    p = copy.deepcopy(host)
+    change(p)
+    put("toolchain_profile", "hostile_%s.json" % name, dumps(p))
+
+
+profile("unknown_placeholder", lambda p: p["command"].append("{home}"))
+profile("unclosed_placeholder", lambda p: p["command"].append("{out"))
+profile("no_out", lambda p: p.__setitem__("command", ["{compiler}", "{src}"]))
+profile("link_without_obj", lambda p: p.__setitem__("link", ["{compiler}", "-o", "{out}"]))
+profile("op_type_path", lambda p: p["ops"].__setitem__("../x", {"template": "a.cc", "dtypes": []}))
+profile("suffix_path", lambda p: p.__setitem__("suffix", "/../x"))
+profile("name_shell", lambda p: p.__setitem__("name", "host;rm"))
+profile("separator", lambda p: p.__setitem__("define_list_separator", " "))
+profile("unknown_key", lambda p: p.__setitem__("exec", "sh"))
+put("toolchain_profile", "hostile_nesting.json", deep(100000))
+
+# --- payloads: small consistent archives, and each kind of attack ---------------------------
+PKG = "static_kernel_20240101000000"
+files = {"host/Add/Add_0123.so": b"\x7fELF kernel bytes", "host/Add/Add_0123.json": b'{"k":1}\n'}
+KEY = hashlib.sha256(b"signature").hexdigest()
+
+
+def manifest(file_map, package=PKG):
+    return {
+        "created": "2024-01-01T00:00:00Z", "format": 1, "package": package, "skb_version": "0.1.0", "soc": "host",
+        "toolchain": "host", "toolchain_identity": "0" * 64,
+        "installed_size": sum(len(v) for v in file_map.values()),
+        "files": [{"path": p, "sha256": hashlib.sha256(v).hexdigest(), "size": len(v)} for p, v in sorted(file_map.items())],
+        "kernels": [{"bin": "host/Add/Add_0123.so", "entry": "skb_kernel", "key": KEY, "name": "Add_0123",
+                     "op_type": "Add", "variant": "static"}],
+    }
+
+
+def tar_bytes(entries, compress=None):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for info, data in entries:
+            info.mtime = 0
+            t.addfile(info, io.BytesIO(data) if data is not None else None)
+    raw = buf.getvalue()
+    return gzip.compress(raw, mtime=0) if compress == "gz" else raw
+
+
+def entry(name, data=b"", type=tarfile.REGTYPE, mode=0o644, link=""):
+    i = tarfile.TarInfo(name)
+    i.type, i.mode, i.linkname = type, mode, link
+    i.size = len(data) if type == tarfile.REGTYPE else 0
+    return (i, data if type == tarfile.REGTYPE else None)
+
+
+def payload(name, extra=(), file_map=files, drop=(), compress=None):
+    m = dumps(manifest(file_map)).encode()
+    entries = [entry("manifest.json", m)] + list(extra)
+    entries += [entry(p, v) for p, v in sorted(file_map.items()) if p not in drop]
+    put("payload", name, tar_bytes(entries, compress))
+
+
+first = sorted(files)[0]
+payload("valid.tar")
+payload("valid.tar.gz", compress="gz")
+payload("hostile_symlink.tar", [entry(first, type=tarfile.SYMTYPE, link="/etc/passwd")], drop=[first])
+payload("hostile_hardlink.tar", [entry(first, type=tarfile.LNKTYPE, link="/etc/passwd")], drop=[first])
+payload("hostile_dotdot.tar", [entry("../../evil.so", b"x")])
+payload("hostile_absolute.tar", [entry("/tmp/skb_evil.so", b"x")])
+payload("hostile_chardev.tar", [entry(first, type=tarfile.CHRTYPE)], drop=[first])
+payload("hostile_blockdev.tar", [entry(first, type=tarfile.BLKTYPE)], drop=[first])
+payload("hostile_fifo.tar", [entry(first, type=tarfile.FIFOTYPE)], drop=[first])
+payload("hostile_folder.tar", [entry("host", type=tarfile.DIRTYPE)])
+payload("hostile_setuid.tar", [entry(first, files[first], mode=0o4755)], drop=[first])
+payload("mode_world_writable.tar", [entry(first, files[first], mode=0o666)], drop=[first])
+payload("hostile_unlisted.tar", [entry("host/Add/extra.so", b"x")])
+payload("hostile_wrong_bytes.tar", [entry(first, b"y" * len(files[first]))], drop=[first])
+payload("hostile_missing.tar", drop=list(files))
+payload("hostile_duplicate.tar", [entry(first, files[first])])
+evil_manifest = manifest({"../../../etc/cron.d/x": b"x"})
+put("payload", "hostile_manifest_dotdot.tar",
+    tar_bytes([entry("manifest.json", dumps(evil_manifest).encode()), entry("../../../etc/cron.d/x", b"x")]))
+put("payload", "hostile_no_manifest.tar", tar_bytes([entry(first, files[first])]))
+put("payload", "hostile_not_an_archive", b"definitely not gzip" * 20)
+put("payload", "hostile_truncated.tar.gz", gzip.compress(tar_bytes([entry("manifest.json", b"{}")]), mtime=0)[:40])
+
+# --- installed manifests and config.ini -----------------------------------------------------
+good = manifest(files)
+put("installed_manifest", "valid.json", dumps(good))
+put("installed_manifest", "config.ini", "[static_kernel]\nload_priority=%s,static_kernel_20230101000000\n" % PKG)
+put("installed_manifest", "hostile_config_ini.ini", "load_priority=../../etc,static_kernel_$(id),,static_kernel_a\n")
+
+
+def bad_manifest(name, change):
+    m = copy.deepcopy(good)
+    change(m)
+    put("installed_manifest", "hostile_%s.json" % name, dumps(m))
+
+
+bad_manifest("package_path", lambda m: m.__setitem__("package", "../static_kernel_x"))
+bad_manifest("file_dotdot", lambda m: m["files"][0].__setitem__("path", "host/../../x"))
+bad_manifest("file_absolute", lambda m: m["files"][0].__setitem__("path", "/etc/passwd"))
+bad_manifest("kernel_bin_unlisted", lambda m: m["kernels"][0].__setitem__("bin", "host/Other.so"))
+bad_manifest("size_huge", lambda m: m["files"][0].__setitem__("size", 2 ** 70))
+bad_manifest("sha_short", lambda m: m["files"][0].__setitem__("sha256", "abc"))
+bad_manifest("soc_path", lambda m: m.__setitem__("soc", "../x"))
+put("installed_manifest", "hostile_nesting.json", deep(100000))
+
+# --- operator library index (config/<soc>/binary_info_config.json) --------------------------
+kernel = {"binDesc": {"kernelName": "skb_kernel", "sha256": hashlib.sha256(files[first]).hexdigest(),
+                      "variant": "static"},
+          "binPath": PKG + "/" + first, "coreType": "host", "kernelName": "Add_0123", "package": PKG,
+          "simplifiedKey": KEY}
+index = {"Add": {"dynamicRankSupport": False, "simplifiedKeyMode": 0, "staticList": [kernel]}}
+put("index", "valid.json", dumps(index))
+put("index", "empty.json", "{}")
+
+
+def bad_index(name, change):
+    i = copy.deepcopy(index)
+    change(i["Add"]["staticList"][0])
+    put("index", "hostile_%s.json" % name, dumps(i))
+
+
+bad_index("bin_dotdot", lambda k: k.__setitem__("binPath", PKG + "/../../../etc/passwd"))
+bad_index("bin_absolute", lambda k: k.__setitem__("binPath", "/etc/passwd"))
+bad_index("bin_outside_package", lambda k: k.__setitem__("binPath", "config/host/x.so"))
+bad_index("variant", lambda k: k["binDesc"].__setitem__("variant", "evil"))
+bad_index("sha_short", lambda k: k["binDesc"].__setitem__("sha256", "ab"))
+put("index", "hostile_half_written.json", dumps(index)[: len(dumps(index)) // 2])
+put("index", "hostile_nesting.json", deep(100000))
+print("corpus written to", out)
