@@ -4,6 +4,7 @@
 #include <archive_entry.h>
 
 #include <fmt/format.h>
+#include <cstring>
 #include <cstdio>
 #include <memory>
 
@@ -23,12 +24,21 @@ Compression parse_compression(const std::string& name) {
 
 namespace {
 
+// libarchive's message for the last error (it may have none), with the system's reason when
+// there is one: "Write error: No space left on device".
+std::string why(archive* a) {
+  std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
+  int e = archive_errno(a);
+  if (e > 0 && message.find(std::strerror(e)) == std::string::npos) message += std::string(": ") + std::strerror(e);
+  return message;
+}
+
 struct ArchiveDeleter {
   void operator()(archive* a) const { archive_write_free(a); }
 };
 
 void check(archive* a, int rc, const char* what) {
-  if (rc < ARCHIVE_WARN) throw Error(fmt::format("libarchive: {}: {}", what, archive_error_string(a)));
+  if (rc < ARCHIVE_WARN) throw Error(fmt::format("libarchive: {}: {}", what, why(a)));
 }
 
 void add_entry(archive* a, const std::string& path, const std::string& data, std::int64_t mtime) {
@@ -42,7 +52,7 @@ void add_entry(archive* a, const std::string& path, const std::string& data, std
   archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
   check(a, archive_write_header(a, e.get()), "header");
   if (!data.empty() && archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-    throw Error(fmt::format("libarchive: writing {}: {}", path, archive_error_string(a)));
+    throw Error(fmt::format("libarchive: writing {}: {}", path, why(a)));
 }
 
 }  // namespace

@@ -44,10 +44,13 @@ la_ssize_t read_range(archive*, void* data, const void** out) {
   return n;
 }
 
-// libarchive's message for the last error; it may have none.
+// libarchive's message for the last error (it may have none), with the system's reason when
+// there is one: "Write error: No space left on device".
 std::string why(archive* a) {
-  const char* s = archive_error_string(a);
-  return s ? s : "unknown error";
+  std::string message = archive_error_string(a) ? archive_error_string(a) : "unknown error";
+  int e = archive_errno(a);
+  if (e > 0 && message.find(std::strerror(e)) == std::string::npos) message += std::string(": ") + std::strerror(e);
+  return message;
 }
 
 struct ReadArchive {

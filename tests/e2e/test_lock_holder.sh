@@ -1,0 +1,49 @@
+# A lock held by a stopped process (an installer suspended with ^Z, or SIGSTOPped): the next
+# installer waits, says who holds the lock, gives up after the timeout with a clear error and
+# changes nothing; once the holder is gone, the next run succeeds.
+source "$(dirname "$0")/lib.sh"
+
+make_two_packages
+lib=$PWD/lib
+sh "$A" --install-path="$lib" -q
+root=$(lib_root "$lib")
+before=$(check_library "$lib")
+index_before=$(sha256sum "$root/config/host/binary_info_config.json")
+
+step "a stopped process holds the lock"
+python3 -c '
+import fcntl, os, signal, sys
+f = open(sys.argv[1], "a")
+fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close()
+os.kill(os.getpid(), signal.SIGSTOP)
+' "$root/config/static_kernel.lock" locked &
+holder=$!
+for _ in $(seq 100); do [ -e locked ] && break; sleep 0.05; done
+[ "$(ps -o stat= -p "$holder" | cut -c1)" = T ] || fail "the holder is not stopped"
+
+t0=$(date +%s%N)
+rc=0; SKB_LOCK_TIMEOUT=2 sh "$B" --install-path="$lib" 2>err || rc=$?
+waited=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$rc" != 0 ] || fail "the install went ahead under a held lock"
+cat err | sed 's/^/    /'
+grep -q "waiting for .*static_kernel.lock (held by process $holder (python3, stopped))" err || fail "no message while waiting"
+grep -q "still locked by process $holder (python3, stopped) after 2 s; nothing was changed" err || fail "unclear timeout error"
+[ "$waited" -ge 2000 ] || fail "gave up after ${waited} ms, before the 2 s timeout"
+expect_eq "$(sha256sum "$root/config/host/binary_info_config.json")" "$index_before" "the index"
+expect_eq "$(check_library "$lib")" "$before" "kernels listed"
+[ ! -d "$root/$pb" ] || fail "the package folder was written"
+[ -z "$(ls -d "$root"/.staging.* 2>/dev/null)" ] || fail "staging left"
+
+step "uninstall waits the same way"
+rc=0; SKB_LOCK_TIMEOUT=1 sh "$A" --install-path="$lib" --uninstall -q 2>err || rc=$?
+[ "$rc" != 0 ] || fail "the uninstall went ahead under a held lock"
+expect_eq "$(check_library "$lib")" "$before" "kernels listed after the refused uninstall"
+
+step "the holder is killed: the next run succeeds"
+kill -9 "$holder"; wait "$holder" 2>/dev/null || true
+SKB_LOCK_TIMEOUT=5 sh "$B" --install-path="$lib" -q || fail "install after the holder died"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after the install"
+[ -f "$root/config/static_kernel.lock" ] || fail "the lock file was deleted"
+echo "    refused after ${waited} ms with a 2 s timeout; installed once the holder was gone"
+echo PASS

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Fills a filesystem to its last block by writing FILLER.
+usage: fill_disk.py FILLER [--leave BYTES]       fill now, then free BYTES again
+       fill_disk.py FILLER --when GLOB CMD...    run CMD; fill as soon as GLOB matches; print
+                                                 CMD's exit code"""
+import errno, glob, os, subprocess, sys, time
+
+
+def fill(path):
+    with open(path, "ab", buffering=0) as f:
+        for size in (1 << 20, 1 << 12, 1):
+            chunk = b"\0" * size
+            while True:
+                try:
+                    f.write(chunk)
+                except OSError as e:
+                    if e.errno not in (errno.ENOSPC, errno.EFBIG):
+                        raise
+                    break
+
+
+filler = sys.argv[1]
+if len(sys.argv) == 2 or sys.argv[2] == "--leave":
+    fill(filler)
+    if len(sys.argv) == 4:
+        os.truncate(filler, max(0, os.path.getsize(filler) - int(sys.argv[3])))
+    sys.exit(0)
+assert sys.argv[2] == "--when"
+pattern, cmd = sys.argv[3], sys.argv[4:]
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+while p.poll() is None and not glob.glob(pattern):
+    time.sleep(0.001)
+fill(filler)
+print(p.wait())
