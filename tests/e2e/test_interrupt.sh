@@ -3,13 +3,13 @@
 # record. Trials alternate between the two kinds and vary the moment.
 source "$(dirname "$0")/lib.sh"
 
-make_dump dump --ranks 1 --seqs 8,16 --hidden 16 --heads 2
+make_dump dump --ranks 1 --seqs 8 --hidden 16 --heads 2
 skb-generate -p dump -o out -q
 total=$(json_get out/summary.json 'j["planned_total"]')
-trials=${SKB_KILL_TRIALS:-6}
+trials=${SKB_KILL_TRIALS:-20}
 for t in $(seq 1 "$trials"); do
   rm -rf out/kernel_meta/*.so out/kernel_meta/*.json out/.ninja_log
-  delay=$(python3 -c "import random; print(round(random.uniform(0.3, 2.5), 2))")
+  delay=$(python3 -c "import random; print(round(random.uniform(0.2, 2.0), 2))")
   setsid ninja -C out >/dev/null 2>&1 &
   pid=$!
   sleep "$delay"

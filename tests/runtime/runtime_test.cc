@@ -33,11 +33,12 @@ Json tensor(const char* dtype, std::vector<std::int64_t> shape, int index) {
           {"value_depend", false}};
 }
 
-Json record(const char* op, Json inputs, Json outputs, Json attrs = Json::array()) {
+// Vectors, not Json: `{tensor(...)}` as a Json argument is a copy for clang, an array for gcc.
+Json record(const char* op, std::vector<Json> inputs, std::vector<Json> outputs, std::vector<Json> attrs = {}) {
   return {{"op_type", op},
-          {"inputs", std::move(inputs)},
-          {"outputs", std::move(outputs)},
-          {"attrs", std::move(attrs)},
+          {"inputs", Json(std::move(inputs))},
+          {"outputs", Json(std::move(outputs))},
+          {"attrs", Json(std::move(attrs))},
           {"deterministic", "false"},
           {"deterministic_level", 0},
           {"impl_mode", "high_performance"},
