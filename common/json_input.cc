@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <limits>
-#include <set>
+#include <unordered_set>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -38,32 +39,86 @@ struct TooDeep {};
 struct DuplicateKey {
   std::string key;
 };
+
+// Builds the document with nlohmann's own DOM builder, refusing nesting deeper than max_depth
+// and any key given twice in one object (readers disagree on which of the two values counts).
+// A SAX handler rather than a parser callback: with a callback, nlohmann rescans the parent of
+// every finished object, which is quadratic in the length of an array of objects.
+class CheckedDomBuilder {
+ public:
+  using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
+  CheckedDomBuilder(Json& result, int max_depth) : dom_(result, true), max_depth_(max_depth) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(Json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(Json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(Json::number_float_t v, const Json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(Json::string_t& v) { return dom_.string(v); }
+  bool binary(Json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) {
+    enter();
+    if (objects_ == levels_.size()) levels_.emplace_back();
+    levels_[objects_].small.clear();
+    levels_[objects_].large.clear();
+    ++objects_;
+    return dom_.start_object(n);
+  }
+  bool key(Json::string_t& k) {
+    Keys& level = levels_[objects_ - 1];
+    bool fresh;
+    if (level.large.empty() && level.small.size() < 16) {
+      fresh = std::find(level.small.begin(), level.small.end(), k) == level.small.end();
+      level.small.push_back(k);
+    } else {
+      if (level.large.empty()) level.large.insert(level.small.begin(), level.small.end());
+      fresh = level.large.insert(k).second;
+    }
+    if (!fresh) throw DuplicateKey{k};
+    return dom_.key(k);
+  }
+  bool end_object() {
+    --objects_;
+    --depth_;
+    return dom_.end_object();
+  }
+  bool start_array(std::size_t n) {
+    enter();
+    return dom_.start_array(n);
+  }
+  bool end_array() {
+    --depth_;
+    return dom_.end_array();
+  }
+  template <class Exception>  // the exact type, so that it is thrown unsliced
+  bool parse_error(std::size_t pos, const std::string& token, const Exception& e) {
+    return dom_.parse_error(pos, token, e);
+  }
+
+ private:
+  struct Keys {
+    std::vector<std::string> small;  // searched linearly while an object has few keys
+    std::unordered_set<std::string> large;
+  };
+  void enter() {
+    if (++depth_ > max_depth_) throw TooDeep{};
+  }
+
+  Dom dom_;
+  int max_depth_;
+  int depth_ = 0;
+  std::size_t objects_ = 0;
+  std::vector<Keys> levels_;  // one per open object, reused
+};
+
 }  // namespace
 
 Json parse_json(std::string_view text, int max_depth) {
   if (text.empty()) throw FieldError("", "expected a JSON document, found an empty file");
-  // The keys of each open object: a key given twice is refused, since readers disagree on
-  // which of the two values counts.
-  std::vector<std::set<std::string, std::less<>>> keys;
+  Json result;
   try {
-    return Json::parse(text.begin(), text.end(), [max_depth, &keys](int depth, Json::parse_event_t event, Json& v) {
-      if (depth > max_depth) throw TooDeep{};
-      switch (event) {
-        case Json::parse_event_t::object_start:
-          keys.emplace_back();
-          break;
-        case Json::parse_event_t::object_end:
-          keys.pop_back();
-          break;
-        case Json::parse_event_t::key:
-          if (!keys.back().insert(v.get_ref<const std::string&>()).second)
-            throw DuplicateKey{v.get<std::string>()};
-          break;
-        default:
-          break;
-      }
-      return true;
-    });
+    CheckedDomBuilder builder(result, max_depth);
+    Json::sax_parse(text.begin(), text.end(), &builder);
   } catch (const TooDeep&) {
     throw FieldError("", fmt::format("expected JSON nested at most {} levels deep", max_depth));
   } catch (const DuplicateKey& d) {
@@ -75,6 +130,7 @@ Json parse_json(std::string_view text, int max_depth) {
   } catch (const Json::exception& e) {
     throw FieldError("", fmt::format("expected valid JSON ({})", e.what()));
   }
+  return result;
 }
 
 std::string pointer_token(std::string_view key) {

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "common/error.h"
@@ -133,6 +134,14 @@ TEST(OpRecord, AKeyGivenTwiceIsRejected) {
   EXPECT_EQ(error_of_text(R"({"op_type":"Add","op_type":"Mul"})"),
             "/: expected each key once per object, \"op_type\" is given twice");
   EXPECT_EQ(error_of_text(R"([{"a":1},{"a":2}])"), "/: expected an object, found an array");
+  // the same key at other levels is no duplicate; a nested duplicate is
+  EXPECT_NO_THROW(common::parse_json(R"({"x":{"a":1,"b":{"a":2}},"a":3})"));
+  EXPECT_EQ(error_of_text(R"({"x":{"a":1,"a":2}})"), "/: expected each key once per object, \"a\" is given twice");
+  // objects with many keys (searched through a hash set past 16 keys)
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i) many += fmt::format("\"k{}\":{},", i, i);
+  EXPECT_NO_THROW(common::parse_json(many + "\"last\":0}"));
+  EXPECT_EQ(error_of_text(many + "\"k33\":0}"), "/: expected each key once per object, \"k33\" is given twice");
 }
 
 TEST(OpRecord, DeterministicIsAStringNotABool) {
