@@ -14,6 +14,7 @@
 
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "packager/install/file_sink.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;
@@ -55,6 +56,7 @@ std::string why(archive* a) {
 
 struct ReadArchive {
   archive* a = archive_read_new();
+  archive_entry* entry = nullptr;  // the current entry's header
   RangeReader reader;
   explicit ReadArchive(const PayloadSource& src) : reader{&src} {
     archive_read_support_filter_gzip(a);
@@ -74,11 +76,11 @@ struct ReadArchive {
 
   // The next entry's header, or nullptr at the end.
   archive_entry* next() {
-    archive_entry* e = nullptr;
-    int rc = archive_read_next_header(a, &e);
-    if (rc == ARCHIVE_EOF) return nullptr;
+    entry = nullptr;
+    int rc = archive_read_next_header(a, &entry);
+    if (rc == ARCHIVE_EOF) return entry = nullptr;
     if (rc != ARCHIVE_OK) throw VerifyError(fmt::format("damaged payload: {}", why(a)));
-    return e;
+    return entry;
   }
 };
 
@@ -110,13 +112,16 @@ void check_entry(archive_entry* e, const char* path) {
     throw VerifyError(fmt::format("payload entry {} has a setuid, setgid or sticky bit: refused", path));
 }
 
-std::string read_all(ReadArchive& ar, std::size_t limit, const char* what) {
+// The data of the current entry, refused beyond limit bytes.
+std::string read_all(ReadArchive& ar, std::uint64_t limit, const char* what) {
   std::string out;
+  la_int64_t declared = archive_entry_size_is_set(ar.entry) ? archive_entry_size(ar.entry) : 0;
+  if (declared > 0 && static_cast<std::uint64_t>(declared) <= limit) out.reserve(static_cast<std::size_t>(declared));
   char buf[1 << 16];
   la_ssize_t n;
   while ((n = archive_read_data(ar.a, buf, sizeof buf)) > 0) {
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > limit) throw VerifyError(fmt::format("payload entry {} is too large", what));
+    if (out.size() > limit) throw VerifyError(fmt::format("payload entry {} is larger than listed", what));
   }
   if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", why(ar.a)));
   return out;
@@ -133,12 +138,6 @@ Manifest first_entry_manifest(ReadArchive& ar) {
   } catch (const common::FieldError& e2) {
     throw VerifyError(fmt::format("payload manifest.json: {}", e2.describe()));
   }
-}
-
-void make_dirs_below(const fs::path& dest, const std::string& rel) {
-  fs::path cur = dest;
-  fs::path parent = fs::path(rel).parent_path();
-  for (const auto& part : parent) common::ensure_real_dir(cur /= part);
 }
 
 }  // namespace
@@ -168,9 +167,8 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
   Manifest m = first_entry_manifest(ar);
   if (!dest.empty() && ::mkdir(dest.c_str(), 0755) != 0)
     throw common::Error(fmt::format("{}: cannot create: {}", dest.string(), std::strerror(errno)));
+  FileSink sink(dest);
   std::size_t next = 0;
-  std::vector<char> buf(1 << 16);
-  std::string made;  // the last folder made below dest: files come sorted, most share it
   while (archive_entry* e = ar.next()) {
     const char* path = archive_entry_pathname(e);
     if (!path) throw VerifyError("payload entry without a name: refused");
@@ -178,45 +176,13 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
     if (next >= m.files.size() || m.files[next].path != path)
       throw VerifyError(fmt::format("payload entry {} is not the next file the manifest lists: refused", path));
     const packager::PackageFile& want = m.files[next++];
-    int fd = -1;
-    if (!dest.empty()) {
-      std::string folder = want.path.substr(0, want.path.rfind('/') + 1);
-      if (folder != made) {
-        make_dirs_below(dest, want.path);
-        made = folder;
-      }
-      fs::path out = dest / want.path;
-      fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-      if (fd < 0) throw common::Error(fmt::format("{}: cannot create: {}", out.string(), std::strerror(errno)));
-    }
-    std::unique_ptr<int, void (*)(int*)> closer(&fd, [](int* f) {
-      if (*f >= 0) ::close(*f);
-    });
-    common::Sha256 h;
-    std::uint64_t size = 0;
-    la_ssize_t n;
-    while ((n = archive_read_data(ar.a, buf.data(), buf.size())) > 0) {
-      h.update(buf.data(), static_cast<std::size_t>(n));
-      size += static_cast<std::uint64_t>(n);
-      if (size > want.size) throw VerifyError(fmt::format("payload entry {} is larger than listed", path));
-      for (la_ssize_t done = 0; fd >= 0 && done < n;) {
-        ssize_t w = ::write(fd, buf.data() + done, static_cast<std::size_t>(n - done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0)
-          throw common::Error(fmt::format("{}: write failed: {}", (dest / want.path).string(), std::strerror(errno)));
-        done += w;
-      }
-    }
-    if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", why(ar.a)));
-    if (size != want.size || h.hex() != want.sha256)
-      throw VerifyError(fmt::format("payload entry {} does not match its sha256 in the manifest", path));
-    // Start writing the file to disk now, as dpkg does, so that the caller's sync before
-    // publishing finds little left to wait for.
-    if (fd >= 0) ::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+    std::string data = read_all(ar, want.size, path);
+    sink.put(want, std::move(data));
   }
   if (next != m.files.size())
     throw VerifyError(
         fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next, m.files.size()));
+  sink.finish();
   return m;
 }
 

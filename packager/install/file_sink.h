@@ -1,0 +1,52 @@
+#pragma once
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "packager/manifest.h"
+
+namespace skb::installer {
+
+/// Checks and writes the files of a payload on a second thread while the caller decompresses
+/// the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against the
+/// manifest and, with a destination, created below it (never through a symlink, never over an
+/// existing file). The first failure is rethrown by the next call of put() or finish().
+class FileSink {
+ public:
+  /// dest empty: check only.
+  explicit FileSink(std::filesystem::path dest);
+  ~FileSink();
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  /// Queues one whole file's bytes; blocks while too many bytes wait.
+  void put(const packager::PackageFile& want, std::string data);
+  /// Waits until every queued file is written; rethrows the first failure.
+  void finish();
+
+ private:
+  struct Job {
+    const packager::PackageFile* want;
+    std::string data;
+  };
+  void run();
+  void write_one(const Job& job);
+  void rethrow_failure();
+
+  std::filesystem::path dest_;
+  std::string made_;  // the last folder made below dest_ (files come sorted; most share it)
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<Job> jobs_;
+  std::size_t queued_bytes_ = 0;
+  bool busy_ = false, closing_ = false;
+  std::exception_ptr failure_;
+  std::thread worker_;
+};
+
+}  // namespace skb::installer
