@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 small=$PWD/small
 mkdir -p "$small"
-if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=32m skb_full_disk "$small" 2>/dev/null; then
+if [ "$(id -u)" != 0 ] || ! mount -t tmpfs -o size=128m skb_full_disk "$small" 2>/dev/null; then
   echo "SKIP: needs root to mount a size-limited tmpfs"; exit 77
 fi
 trap 'umount "$small" 2>/dev/null || true' EXIT
