@@ -1,5 +1,5 @@
-# Load: 16 installers, each installing and uninstalling its own package over and over, and 16
-# readers of the index, all at once for a fixed time (SKB_LOAD_SECONDS, default 20). No reader
+# Load: 16 installers, each installing and uninstalling its own package over and over for a fixed
+# time (SKB_LOAD_SECONDS, default 20), and 16 readers of the index until they are done. No reader
 # ever parses an invalid or partial index, and no kernel of a package installed before the load
 # (and never touched) is ever missing from the index or the disk. Afterwards every package
 # installs and the library is consistent.
@@ -23,25 +23,14 @@ pinned_keys=$(python3 -c 'import json,sys; print(" ".join(k["key"] for k in json
   "$root/$pa/manifest.json")
 
 step "16 installers and 16 readers for ${seconds}s"
-deadline=$(( $(date +%s) + seconds ))
+readers=() installers=()
 for i in $(seq 0 15); do
-  (
-    cycles=0 failures=0
-    while [ "$(date +%s)" -lt "$deadline" ]; do
-      sh "${pkgs[$i]}" --install-path="$lib" -q 2>>"installer_$i.err" || failures=$((failures + 1))
-      sh "${pkgs[$i]}" --install-path="$lib" --uninstall -q 2>>"installer_$i.err" || failures=$((failures + 1))
-      cycles=$((cycles + 1))
-    done
-    echo "$cycles $failures" > "installer_$i.result"
-  ) &
-done
-for i in $(seq 0 15); do
-  python3 - "$root" "$pa" "$deadline" "$pinned_keys" > "reader_$i.result" <<'PY' &
+  python3 - "$root" "$pa" "$PWD/stop" "$pinned_keys" > "reader_$i.result" <<'PY' &
 import json, os, sys, time
-root, pinned, deadline, keys = sys.argv[1], sys.argv[2], int(sys.argv[3]), set(sys.argv[4].split())
+root, pinned, stop, keys = sys.argv[1], sys.argv[2], sys.argv[3], set(sys.argv[4].split())
 path = os.path.join(root, "config", "host", "binary_info_config.json")
 reads = bad = lost = 0
-while time.time() < deadline:
+while reads + bad == 0 or not os.path.exists(stop):  # one read at least, then until the installers are done
     try:
         text = open(path, "rb").read()
         index = json.loads(text)
@@ -64,8 +53,24 @@ while time.time() < deadline:
             print("pinned kernel missing: %s" % key, file=sys.stderr)
 print(reads, bad, lost)
 PY
+  readers+=($!)
 done
-wait
+deadline=$(( $(date +%s) + seconds ))
+for i in $(seq 0 15); do
+  (
+    cycles=0 failures=0
+    while [ "$(date +%s)" -lt "$deadline" ]; do
+      sh "${pkgs[$i]}" --install-path="$lib" -q 2>>"installer_$i.err" || failures=$((failures + 1))
+      sh "${pkgs[$i]}" --install-path="$lib" --uninstall -q 2>>"installer_$i.err" || failures=$((failures + 1))
+      cycles=$((cycles + 1))
+    done
+    echo "$cycles $failures" > "installer_$i.result"
+  ) &
+  installers+=($!)
+done
+wait "${installers[@]}"
+touch stop
+wait "${readers[@]}"
 cycles=0; failures=0; reads=0; bad=0; lost=0
 for i in $(seq 0 15); do
   read -r c f < "installer_$i.result"; cycles=$((cycles + c)); failures=$((failures + f))
