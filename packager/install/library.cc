@@ -231,7 +231,12 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
     ::syncfs(dfd);  // the kernels are on disk before anything points at them
     ::close(dfd);
   }
-  write_journal("install", m.package);
+  try {
+    write_journal("install", m.package);  // may fail too, on a full disk
+  } catch (...) {
+    remove_tree(staging);
+    throw;
+  }
   remove_tree(target);  // a half package left by something else than us
   if (::rename(staging.c_str(), target.c_str()) != 0) {
     int e = errno;
