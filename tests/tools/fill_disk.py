@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Fills a filesystem to its last block by writing FILLER.
 usage: fill_disk.py FILLER [--leave BYTES]       fill now, then free BYTES again
-       fill_disk.py FILLER --when GLOB CMD...    run CMD; fill as soon as GLOB matches; print
-                                                 CMD's exit code"""
-import errno, glob, os, subprocess, sys, time
+       fill_disk.py FILLER --when GLOB CMD...    run CMD in its own process group; as soon as
+                                                 GLOB matches, stop the group, fill if GLOB
+                                                 still matches, and let the group go on.
+                                                 Prints CMD's exit code and 1 if the fill
+                                                 landed while GLOB matched, 0 if CMD got past
+                                                 that moment before it could be stopped"""
+import errno, glob, os, signal, subprocess, sys, time
 
 
 def fill(path):
@@ -27,8 +31,16 @@ if len(sys.argv) == 2 or sys.argv[2] == "--leave":
     sys.exit(0)
 assert sys.argv[2] == "--when"
 pattern, cmd = sys.argv[3], sys.argv[4:]
-p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 while p.poll() is None and not glob.glob(pattern):
     time.sleep(0.001)
-fill(filler)
-print(p.wait())
+landed = 0
+if p.poll() is None:
+    try:
+        os.killpg(p.pid, signal.SIGSTOP)  # the whole group holds still while the disk fills
+        if glob.glob(pattern):
+            fill(filler)
+            landed = 1
+    finally:
+        os.killpg(p.pid, signal.SIGCONT)
+print(p.wait(), landed)
