@@ -32,14 +32,15 @@ skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
 case $skb_self in /*) ;; *) skb_self=$(pwd)/$skb_self ;; esac
 [ -f "$skb_self" ] && [ -r "$skb_self" ] || skb_die "cannot read $skb_self: run the package by its path"
-for skb_tool in head tail sha256sum cut wc df mktemp chmod rm; do
+for skb_tool in head tail sha256sum wc df mktemp chmod rm; do
   command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
 done
 skb_total=$(($(wc -c < "$skb_self")))
 [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
   skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
 skb_want=$(tail -c +$((skb_header_len + 1)) "$skb_self" | head -c 64)
-skb_have=$(head -c "$skb_header_len" "$skb_self" | sha256sum | cut -c1-64)
+skb_have=$(head -c "$skb_header_len" "$skb_self" | sha256sum)
+skb_have=${{skb_have%% *}}
 [ "$skb_have" = "$skb_want" ] || skb_die "header checksum mismatch: the file is damaged; nothing was done"
 
 skb_work=
@@ -48,7 +49,9 @@ trap skb_cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
-skb_avail_kb() {{ set -f; set -- $(df -Pk "$1" 2>/dev/null | tail -n 1); set +f; echo "${{4:-0}}"; }}
+# df -P prints a title line, then one line for the folder's filesystem: its 4th field.
+skb_avail_kb() {{ skb_df=$(df -Pk "$1" 2>/dev/null) || skb_df=; set -f; set -- ${{skb_df#*"
+"}}; set +f; echo "${{4:-0}}"; }}
 skb_need_kb=$((skb_installer_size / 1024 + 256))
 for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   [ -n "$skb_base" ] && [ -d "$skb_base" ] && [ -w "$skb_base" ] || continue
@@ -57,7 +60,8 @@ for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   [ "$skb_avail" -ge "$skb_need_kb" ] || continue
   skb_work=$(mktemp -d "$skb_base/skb_run.XXXXXX" 2>/dev/null) || {{ skb_work=; continue; }}
   if tail -c +$((skb_installer_offset + 1)) "$skb_self" | head -c "$skb_installer_size" > "$skb_work/skb-install"; then
-    skb_have=$(sha256sum < "$skb_work/skb-install" | cut -c1-64)
+    skb_have=$(sha256sum < "$skb_work/skb-install")
+    skb_have=${{skb_have%% *}}
     [ "$skb_have" = "$skb_installer_sha256" ] || skb_die "installer checksum mismatch: the file is damaged; nothing was done"
     chmod 700 "$skb_work/skb-install"
     if "$skb_work/skb-install" --self-test >/dev/null 2>&1; then break; fi

@@ -86,7 +86,7 @@ int run(const Args& a, const common::Diag& diag) {
   }
   if (a.info || a.list) {
     verify_payload_hash(src);
-    packager::Manifest m = read_manifest(src);
+    packager::Manifest m = read_manifest(src).manifest;
     if (a.info) {
       std::printf(
           "package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"

@@ -18,9 +18,15 @@ namespace fs = std::filesystem;
 namespace {
 // Bytes that may wait for the writer: enough to keep it busy, little memory.
 constexpr std::size_t kMaxQueued = std::size_t{32} << 20;
+// Bytes written between two starts of writeback.
+constexpr std::size_t kFlushEvery = std::size_t{16} << 20;
 }  // namespace
 
-FileSink::FileSink(fs::path dest) : dest_(std::move(dest)), worker_([this] { run(); }) {}
+FileSink::FileSink(fs::path dest) : dest_(std::move(dest)) {
+  if (!dest_.empty()) dest_fd_ = ::open(dest_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  worker_ = std::thread([this] { run(); });
+  if (dest_fd_ >= 0) flusher_ = std::thread([this] { flush_ahead(); });
+}
 
 FileSink::~FileSink() {
   {
@@ -29,6 +35,8 @@ FileSink::~FileSink() {
   }
   changed_.notify_all();
   worker_.join();
+  if (flusher_.joinable()) flusher_.join();
+  if (dest_fd_ >= 0) ::close(dest_fd_);
 }
 
 void FileSink::rethrow_failure() {
@@ -59,21 +67,44 @@ void FileSink::run() {
       jobs_.clear();
       continue;
     }
-    Job job = std::move(jobs_.front());
-    jobs_.pop_front();
+    std::deque<Job> batch;  // everything queued, taken at once: one wake-up for many small files
+    batch.swap(jobs_);
     busy_ = true;
     lock.unlock();
     std::exception_ptr failed;
-    try {
-      write_one(job);
-    } catch (...) {
-      failed = std::current_exception();
+    for (const Job& job : batch) {
+      try {
+        write_one(job);
+      } catch (...) {
+        failed = std::current_exception();
+        break;
+      }
     }
+    std::size_t batch_bytes = 0;
+    for (const Job& job : batch) batch_bytes += job.data.size();
+    batch.clear();  // the memory goes back before put() may queue more
     lock.lock();
     busy_ = false;
-    queued_bytes_ -= job.data.size();
+    queued_bytes_ -= batch_bytes;
     if (failed && !failure_) failure_ = failed;
+    unflushed_ += batch_bytes;
+    if (unflushed_ >= kFlushEvery) {
+      unflushed_ = 0;
+      flush_wanted_ = true;
+    }
     changed_.notify_all();
+  }
+}
+
+void FileSink::flush_ahead() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    changed_.wait(lock, [&] { return closing_ || flush_wanted_; });
+    if (closing_) return;
+    flush_wanted_ = false;
+    lock.unlock();
+    ::syncfs(dest_fd_);  // only starts it early: the caller's own sync is what makes the files durable
+    lock.lock();
   }
 }
 

@@ -16,6 +16,8 @@ namespace skb::installer {
 /// the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against the
 /// manifest and, with a destination, created below it (never through a symlink, never over an
 /// existing file). The first failure is rethrown by the next call of put() or finish().
+/// Every few MiB written, a third thread starts the filesystem's writeback (syncfs), so that the
+/// caller's final sync, before anything points at the files, finds little left to write.
 class FileSink {
  public:
   /// dest empty: check only.
@@ -35,6 +37,7 @@ class FileSink {
     std::string data;
   };
   void run();
+  void flush_ahead();
   void write_one(const Job& job);
   void rethrow_failure();
 
@@ -46,7 +49,10 @@ class FileSink {
   std::size_t queued_bytes_ = 0;
   bool busy_ = false, closing_ = false;
   std::exception_ptr failure_;
-  std::thread worker_;
+  std::size_t unflushed_ = 0;  // bytes written since the last writeback was started
+  bool flush_wanted_ = false;
+  int dest_fd_ = -1;           // dest_, for syncfs
+  std::thread worker_, flusher_;
 };
 
 }  // namespace skb::installer

@@ -1,6 +1,8 @@
 #include "packager/install/index.h"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/json_input.h"
 
@@ -38,14 +40,20 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
   for (const auto& soc : known_socs) by_soc[soc];
   for (const auto& m : oldest_first)
     for (const auto& k : m.kernels) by_soc[m.soc][k.key] = {&m, &k};
+  // Each package's file hashes by path, so that finding a kernel's hash is not a scan.
+  std::map<const packager::Manifest*, std::unordered_map<std::string_view, std::string_view>> sha_of;
+  for (const auto& m : oldest_first) {
+    auto& shas = sha_of[&m];
+    for (const auto& f : m.files) shas.emplace(f.path, f.sha256);
+  }
   std::map<std::string, std::string> out;
   for (const auto& [soc, kernels] : by_soc) {
     Json index = Json::object();
     for (const auto& [key, entry] : kernels) {
       const auto& [m, k] = entry;
-      std::string sha;
-      for (const auto& f : m->files)
-        if (f.path == k->bin) sha = f.sha256;
+      const auto& shas = sha_of[m];
+      auto found = shas.find(k->bin);
+      std::string sha = found == shas.end() ? std::string() : std::string(found->second);
       Json& op = index[k->op_type];
       if (op.is_null()) op = {{"dynamicRankSupport", false}, {"simplifiedKeyMode", 0}, {"staticList", Json::array()}};
       op["staticList"].push_back({{"binPath", m->package + "/" + k->bin},

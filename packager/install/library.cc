@@ -86,7 +86,7 @@ void Library::write_journal(const std::string& op, const std::string& package) {
 
 void Library::clear_journal() { ::unlink((root_ / "config" / "transaction.json").c_str()); }
 
-void Library::publish(const std::vector<std::string>& newest_first) {
+void Library::publish(const std::vector<std::string>& newest_first, packager::Manifest* fresh) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   std::vector<std::string> both = newest_first;
@@ -95,6 +95,10 @@ void Library::publish(const std::vector<std::string>& newest_first) {
   common::write_if_changed(root_ / "config.ini", config_ini(both));
   std::vector<packager::Manifest> manifests;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    if (fresh && *it == fresh->package) {
+      manifests.push_back(std::move(*fresh));
+      continue;
+    }
     try {
       manifests.push_back(packager::parse_manifest(
           common::parse_json(common::read_file(root_ / *it / packager::kManifestName, 64 << 20))));
@@ -189,7 +193,8 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
   recover();
   if (!o.force && same_payload_installed(payload)) return false;
-  packager::Manifest m = read_manifest(payload);
+  PayloadManifest pm = read_manifest(payload);  // parsed once: extraction and the index reuse it
+  packager::Manifest& m = pm.manifest;
   if (!payload.package.empty() && payload.package != m.package)
     throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));
   struct statvfs vfs;
@@ -203,7 +208,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   common::ensure_real_dir(root_ / "config" / m.soc);  // refused now, before anything changes, if it is a symlink
 
   fs::path target = root_ / m.package;
-  std::string wanted = packager::manifest_json(m);
+  const std::string& wanted = pm.text;
   if (fs::exists(target / packager::kManifestName)) {
     bool same = common::read_file(target / packager::kManifestName, 64 << 20) == wanted;
     if (same && !o.force) {
@@ -217,7 +222,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
 
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   try {
-    read_payload(payload, staging);
+    read_payload(payload, staging, pm);
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
     common::write_atomic(staging / packager::kManifestName, wanted);
@@ -247,7 +252,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
   order.insert(order.begin(), m.package);
-  publish(order);
+  publish(order, &m);
   clear_journal();
   return true;
 }

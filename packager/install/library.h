@@ -51,8 +51,9 @@ class Library {
   void recover();
   std::vector<std::string> read_order() const;
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
-  /// the packages it drops must still be on disk (they are removed after).
-  void publish(const std::vector<std::string>& newest_first);
+  /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
+  /// is the manifest of a package just written, taken (moved from) instead of read back.
+  void publish(const std::vector<std::string>& newest_first, packager::Manifest* fresh = nullptr);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   void clear_journal();

@@ -127,17 +127,44 @@ std::string read_all(ReadArchive& ar, std::uint64_t limit, const char* what) {
   return out;
 }
 
-Manifest first_entry_manifest(ReadArchive& ar) {
+// The first entry's bytes, which must be manifest.json.
+std::string first_entry_text(ReadArchive& ar) {
   archive_entry* e = ar.next();
   const char* path = e ? archive_entry_pathname(e) : nullptr;
   if (!path || std::strcmp(path, packager::kManifestName) != 0)
     throw VerifyError("the payload does not start with manifest.json");
   check_entry(e, path);
+  return read_all(ar, kMaxManifest, path);
+}
+
+Manifest parse_payload_manifest(const std::string& text) {
   try {
-    return packager::parse_manifest(common::parse_json(read_all(ar, kMaxManifest, path)));
-  } catch (const common::FieldError& e2) {
-    throw VerifyError(fmt::format("payload manifest.json: {}", e2.describe()));
+    return packager::parse_manifest(common::parse_json(text));
+  } catch (const common::FieldError& e) {
+    throw VerifyError(fmt::format("payload manifest.json: {}", e.describe()));
   }
+}
+
+// Checks the entries after the manifest against it, writing them below dest when it is set.
+void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
+  if (!dest.empty() && ::mkdir(dest.c_str(), 0755) != 0)
+    throw common::Error(fmt::format("{}: cannot create: {}", dest.string(), std::strerror(errno)));
+  FileSink sink(dest);
+  std::size_t next = 0;
+  while (archive_entry* e = ar.next()) {
+    const char* path = archive_entry_pathname(e);
+    if (!path) throw VerifyError("payload entry without a name: refused");
+    check_entry(e, path);
+    if (next >= m.files.size() || m.files[next].path != path)
+      throw VerifyError(fmt::format("payload entry {} is not the next file the manifest lists: refused", path));
+    const packager::PackageFile& want = m.files[next++];
+    std::string data = read_all(ar, want.size, path);
+    sink.put(want, std::move(data));
+  }
+  if (next != m.files.size())
+    throw VerifyError(
+        fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next, m.files.size()));
+  sink.finish();
 }
 
 }  // namespace
@@ -157,33 +184,25 @@ void verify_payload_hash(const PayloadSource& src) {
   if (h.hex() != src.sha256) throw VerifyError("payload checksum mismatch: the file is damaged");
 }
 
-Manifest read_manifest(const PayloadSource& src) {
+PayloadManifest read_manifest(const PayloadSource& src) {
   ReadArchive ar(src);
-  return first_entry_manifest(ar);
+  PayloadManifest pm;
+  pm.text = first_entry_text(ar);
+  pm.manifest = parse_payload_manifest(pm.text);
+  return pm;
 }
 
 Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
   ReadArchive ar(src);
-  Manifest m = first_entry_manifest(ar);
-  if (!dest.empty() && ::mkdir(dest.c_str(), 0755) != 0)
-    throw common::Error(fmt::format("{}: cannot create: {}", dest.string(), std::strerror(errno)));
-  FileSink sink(dest);
-  std::size_t next = 0;
-  while (archive_entry* e = ar.next()) {
-    const char* path = archive_entry_pathname(e);
-    if (!path) throw VerifyError("payload entry without a name: refused");
-    check_entry(e, path);
-    if (next >= m.files.size() || m.files[next].path != path)
-      throw VerifyError(fmt::format("payload entry {} is not the next file the manifest lists: refused", path));
-    const packager::PackageFile& want = m.files[next++];
-    std::string data = read_all(ar, want.size, path);
-    sink.put(want, std::move(data));
-  }
-  if (next != m.files.size())
-    throw VerifyError(
-        fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next, m.files.size()));
-  sink.finish();
+  Manifest m = parse_payload_manifest(first_entry_text(ar));
+  extract_files(ar, m, dest);
   return m;
+}
+
+void read_payload(const PayloadSource& src, const fs::path& dest, const PayloadManifest& known) {
+  ReadArchive ar(src);
+  if (first_entry_text(ar) != known.text) throw VerifyError("the payload's manifest changed while it was read");
+  extract_files(ar, known.manifest, dest);
 }
 
 }  // namespace skb::installer

@@ -26,8 +26,14 @@ struct PayloadSource {
 /// Checks the SHA-256 of the payload's bytes; throws VerifyError.
 void verify_payload_hash(const PayloadSource& src);
 
+/// A payload's manifest: parsed, and the bytes it was parsed from.
+struct PayloadManifest {
+  packager::Manifest manifest;
+  std::string text;
+};
+
 /// Reads the payload's manifest (its first entry) only.
-packager::Manifest read_manifest(const PayloadSource& src);
+PayloadManifest read_manifest(const PayloadSource& src);
 
 /// Reads every entry and checks it: a regular file (no links, devices, folders), no setuid,
 /// setgid or sticky bit, at the next path the manifest lists, with its size and sha256; every
@@ -35,5 +41,9 @@ packager::Manifest read_manifest(const PayloadSource& src);
 /// not exist yet, never through a symlink. Throws VerifyError; leaves dest partial then
 /// (callers extract into a staging folder). Returns the manifest.
 packager::Manifest read_payload(const PayloadSource& src, const std::filesystem::path& dest);
+
+/// read_payload for a payload whose manifest was already read: the first entry must still be
+/// those very bytes (so it is not parsed again), and the files are checked against it.
+void read_payload(const PayloadSource& src, const std::filesystem::path& dest, const PayloadManifest& known);
 
 }  // namespace skb::installer

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reads the figures the benchmarks wrote under WORK and prints them as one table (every row a
-ratio to a baseline measured in the same run, min / median / max over the repeats), then writes
+ratio to a baseline measured in the same run, min / median / max over the repeats of paired
+runs, and best/best: the best run of each side, the figure least moved by a stalling disk), then writes
 the same rows as WORK/bench.json.
 usage: report.py WORK"""
 import json, os, sys
@@ -45,13 +46,14 @@ def main():
         rows.append(("float MatMulV2: fraction of OpenBLAS sgemm speed", {"min": min(blas), "median": sorted(blas)[len(blas) // 2],
                      "max": max(blas)}, ">= 0.5"))
     print()
-    print("%-66s %9s %9s %9s  %s" % ("measure (ratio to a baseline of the same run)", "min", "median", "max", "target"))
+    print("%-66s %9s %9s %9s %9s  %s" % ("measure (ratio to a baseline of the same run)", "min", "median", "max",
+                                          "best/best", "target"))
     for name, r, target in rows:
-        print("%-66s %9.3f %9.3f %9.3f  %s" % (name, r["min"], r["median"], r["max"], target or ""))
+        best = "%9.3f" % r["best"] if "best" in r else "%9s" % ""
+        print("%-66s %9.3f %9.3f %9.3f %s  %s" % (name, r["min"], r["median"], r["max"], best, target or ""))
     out = os.path.join(work, "bench.json")
     with open(out, "w") as f:
-        json.dump([{"measure": n, "min": r["min"], "median": r["median"], "max": r["max"], "target": t}
-                   for n, r, t in rows], f, indent=2)
+        json.dump([dict({"measure": n, "target": t}, **r) for n, r, t in rows], f, indent=2)
     print("\nthe same figures as JSON:", out)
 
 
