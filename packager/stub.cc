@@ -32,14 +32,17 @@ skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
 case $skb_self in /*) ;; *) skb_self=$(pwd)/$skb_self ;; esac
 [ -f "$skb_self" ] && [ -r "$skb_self" ] || skb_die "cannot read $skb_self: run the package by its path"
-for skb_tool in head tail sha256sum wc df mktemp chmod rm; do
+for skb_tool in dd head tail sha256sum wc df mktemp chmod rm; do
   command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
 done
+# Prints bytes [$1, $1 + $2) of this file: one dd when it counts in bytes (GNU), else tail | head.
+skb_bytes() {{ dd if="$skb_self" iflag=skip_bytes,count_bytes bs=1048576 skip="$1" count="$2" 2>/dev/null ||
+  tail -c +$(($1 + 1)) "$skb_self" | head -c "$2"; }}
 skb_total=$(($(wc -c < "$skb_self")))
 [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
   skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
-skb_want=$(tail -c +$((skb_header_len + 1)) "$skb_self" | head -c 64)
-skb_have=$(head -c "$skb_header_len" "$skb_self" | sha256sum)
+skb_want=$(skb_bytes "$skb_header_len" 64)
+skb_have=$(skb_bytes 0 "$skb_header_len" | sha256sum)
 skb_have=${{skb_have%% *}}
 [ "$skb_have" = "$skb_want" ] || skb_die "header checksum mismatch: the file is damaged; nothing was done"
 
@@ -59,7 +62,7 @@ for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
   [ "$skb_avail" -ge "$skb_need_kb" ] || continue
   skb_work=$(mktemp -d "$skb_base/skb_run.XXXXXX" 2>/dev/null) || {{ skb_work=; continue; }}
-  if tail -c +$((skb_installer_offset + 1)) "$skb_self" | head -c "$skb_installer_size" > "$skb_work/skb-install"; then
+  if skb_bytes "$skb_installer_offset" "$skb_installer_size" > "$skb_work/skb-install"; then
     skb_have=$(sha256sum < "$skb_work/skb-install")
     skb_have=${{skb_have%% *}}
     [ "$skb_have" = "$skb_installer_sha256" ] || skb_die "installer checksum mismatch: the file is damaged; nothing was done"
@@ -71,11 +74,11 @@ for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
 done
 [ -n "$skb_work" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
-skb_rc=0
-"$skb_work/skb-install" --run-file="$skb_self" --package-name="$skb_package" \
+# The installer replaces this shell and removes its folder as soon as it runs: nothing is left
+# in the temporary folder, even when it is killed.
+exec "$skb_work/skb-install" --work-dir="$skb_work" --run-file="$skb_self" --package-name="$skb_package" \
   --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
-  --payload-sha256="$skb_payload_sha256" -- "$@" || skb_rc=$?
-exit $skb_rc
+  --payload-sha256="$skb_payload_sha256" -- "$@"
 )STUB";
 
 }  // namespace

@@ -35,13 +35,19 @@ Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
 )";
 
 struct Args {
-  std::string run_file, package_name, payload_sha256;
+  std::string run_file, package_name, payload_sha256, work_dir;
   std::uint64_t payload_offset = 0, payload_size = 0;
   bool info = false, list = false, check = false, install = false, uninstall = false, uninstall_all = false;
   bool upgrade = false, force = false, quiet = false;
   std::string extract, install_path, package;
   double lock_timeout = 300;
 };
+
+// The stub's temporary folder, holding nothing but this program: it is loaded, so both go now.
+void remove_work_dir(const fs::path& dir) {
+  ::unlink((dir / "skb-install").c_str());
+  ::rmdir(dir.c_str());
+}
 
 PayloadSource open_payload(const Args& a, int& fd) {
   fd = ::open(a.run_file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -145,6 +151,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--payload-size", a.payload_size)->group("");
   app.add_option("--payload-sha256", a.payload_sha256)->group("");
   app.add_option("--package", a.package)->group("");
+  app.add_option("--work-dir", a.work_dir)->group("");
   std::vector<std::string> user;
   app.add_option("user", user)->group("");
   try {
@@ -152,6 +159,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
+  if (!a.work_dir.empty()) remove_work_dir(a.work_dir);
 
   std::string name = a.package_name.empty() ? "skb-install" : a.package_name + ".run";
   CLI::App opts(name +

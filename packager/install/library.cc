@@ -119,7 +119,7 @@ void Library::publish(const std::vector<std::string>& newest_first, packager::Ma
   common::write_if_changed(root_ / "uninstall.sh",
                            uninstall_script("every static kernel package", "", "--uninstall-all", 0));
   ::chmod((root_ / "uninstall.sh").c_str(), 0755);
-  std::string self = common::read_file(common::self_exe());
+  std::string self = common::read_file("/proc/self/exe");  // the running program, even once unlinked
   common::write_if_changed(root_ / "bin" / "skb-install", self);
   ::chmod((root_ / "bin" / "skb-install").c_str(), 0755);
 }

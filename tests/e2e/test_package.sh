@@ -75,6 +75,30 @@ env -i PATH=/usr/bin:/bin sh "$run" --install-path="$PWD/envi" </dev/null >/dev/
 expect_eq "$(check_library envi)" "$kernels" "kernels after env -i install"
 [ -z "$(find envi -perm -o+w ! -type l)" ] || fail "world-writable files: $(find envi -perm -o+w | head)"
 
+step "nothing left in TMPDIR, even by an installer killed with -9; a dd without iflag= falls back to tail | head"
+mkdir -p run_tmp
+TMPDIR=$PWD/run_tmp sh "$run" --install-path="$PWD/tmp_lib" -q || fail "install failed"
+[ -z "$(ls run_tmp)" ] || fail "an install left $(ls run_tmp) in TMPDIR"
+# A holder of the lock makes the installer wait: it is killed while waiting.
+python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(30)' \
+  tmp_lib/opp/static_kernel/ai_core/config/static_kernel.lock tmp_locked &
+holder=$!
+for _ in $(seq 100); do [ -e tmp_locked ] && break; sleep 0.05; done
+SKB_LOCK_TIMEOUT=30 TMPDIR=$PWD/run_tmp sh "$run" --install-path="$PWD/tmp_lib" --force 2>waiter.err &
+waiter=$!
+for _ in $(seq 200); do grep -q "waiting for" waiter.err && break; sleep 0.05; done
+grep -q "waiting for" waiter.err || fail "the installer did not wait for the lock"
+kill -9 "$waiter"
+wait "$waiter" 2>/dev/null || true
+kill "$holder"
+wait "$holder" 2>/dev/null || true
+[ -z "$(ls run_tmp)" ] || fail "an installer killed with -9 left $(ls run_tmp) in TMPDIR"
+mkdir -p old_dd
+printf '#!/bin/sh\ncase "$*" in *iflag=*) echo "dd: invalid input flag" >&2; exit 1 ;; esac\nexec /bin/dd "$@"\n' > old_dd/dd
+chmod 755 old_dd/dd
+PATH=$PWD/old_dd:$PATH sh "$run" --install-path="$PWD/old_dd_lib" -q || fail "install with a dd without iflag= failed"
+expect_eq "$(check_library old_dd_lib)" "$kernels" "kernels after an install with a dd without iflag="
+
 step "options: unknown ones refused, --list lists every kernel, --extract does not install"
 if sh "$run" --bogus >/dev/null 2>&1; then fail "unknown option accepted"; fi
 sh "$run" --bogus >/dev/null 2>&1 || expect_eq "$?" 2 "exit status of an unknown option"
