@@ -13,10 +13,12 @@ namespace {
 constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
-# Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: this
-# header (its hash is on the line after `exit`), then the installer and the payload, found at
-# the exact byte offsets below. `set -e` makes any damaged command stop the script, so that
-# a damaged check fails closed too.
+# Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: the
+# installer here, against the hash below; then, by the installer and before anything else, this
+# header (its hash is on the line after its last line) and the payload, all found at the exact
+# byte offsets below. Commands write to files, never through `$(...)` or a pipe, so that the
+# shell starts each one without copying itself: the LOCAL_WORLD_SIZE copies of this script that
+# the ranks of a node start at once spend most of their time starting programs.
 set -eu
 umask 022
 skb_package={0}
@@ -30,54 +32,64 @@ skb_payload_sha256={10}
 
 skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
-case $skb_self in /*) ;; *) skb_self=$(pwd)/$skb_self ;; esac
+case $skb_self in /*) ;; *) skb_self=${{PWD:-$(pwd)}}/$skb_self ;; esac
 [ -f "$skb_self" ] && [ -r "$skb_self" ] || skb_die "cannot read $skb_self: run the package by its path"
-for skb_tool in dd head tail sha256sum wc df mktemp chmod rm; do
+for skb_tool in dd head tail sha256sum wc df chmod rm; do
   command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
 done
 # Prints bytes [$1, $1 + $2) of this file: one dd when it counts in bytes (GNU), else tail | head.
-skb_bytes() {{ dd if="$skb_self" iflag=skip_bytes,count_bytes bs=1048576 skip="$1" count="$2" 2>/dev/null ||
+skb_bytes() {{ dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 skip="$1" count="$2" 2>/dev/null ||
   tail -c +$(($1 + 1)) "$skb_self" | head -c "$2"; }}
-skb_total=$(($(wc -c < "$skb_self")))
-[ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
-  skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
-skb_want=$(skb_bytes "$skb_header_len" 64)
-skb_have=$(skb_bytes 0 "$skb_header_len" | sha256sum)
-skb_have=${{skb_have%% *}}
-[ "$skb_have" = "$skb_want" ] || skb_die "header checksum mismatch: the file is damaged; nothing was done"
 
-skb_work=
-skb_cleanup() {{ if [ -n "$skb_work" ]; then rm -rf "$skb_work"; fi; }}
+# The installer and a scratch file go to new files of the first folder with room for them, from
+# which programs may run (not a noexec mount). Noclobber creates a file only under a new name,
+# never through a planted symlink; the sticky bit of a shared folder keeps others' hands off.
+set -C
+skb_file=
+skb_cleanup() {{ if [ -n "$skb_file" ]; then rm -f "$skb_file" "$skb_file.t"; fi; }}
 trap skb_cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
-# df -P prints a title line, then one line for the folder's filesystem: its 4th field.
-skb_avail_kb() {{ skb_df=$(df -Pk "$1" 2>/dev/null) || skb_df=; set -f; set -- ${{skb_df#*"
-"}}; set +f; echo "${{4:-0}}"; }}
 skb_need_kb=$((skb_installer_size / 1024 + 256))
+skb_new() {{ {{ true > "$1"; }} 2>/dev/null; }}
+skb_try() {{
+  skb_n=0
+  until skb_new "$1/skb_run.$$.$skb_n.t"; do
+    skb_n=$((skb_n + 1))
+    [ "$skb_n" -lt 8 ] || return 1
+  done
+  skb_file=$1/skb_run.$$.$skb_n
+  skb_new "$skb_file" || {{ rm -f "$skb_file.t"; skb_file=; return 1; }}
+  # df -P: a title line, then the folder's filesystem, its free KiB 4th.
+  skb_avail=0
+  df -Pk "$1" >| "$skb_file.t" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.t" || :
+  case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
+  [ "$skb_avail" -ge "$skb_need_kb" ] || return 1
+  skb_bytes "$skb_installer_offset" "$skb_installer_size" >| "$skb_file" || return 1
+  skb_have=
+  sha256sum "$skb_file" >| "$skb_file.t" && read -r skb_have _ < "$skb_file.t" || :
+  if [ "$skb_have" != "$skb_installer_sha256" ]; then
+    skb_total=$(($(wc -c < "$skb_self")))
+    [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
+      skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
+    skb_die "installer checksum mismatch: the file is damaged; nothing was done"
+  fi
+  chmod 700 "$skb_file"
+  [ -x "$skb_file" ]
+}}
 for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   [ -n "$skb_base" ] && [ -d "$skb_base" ] && [ -w "$skb_base" ] || continue
-  skb_avail=$(skb_avail_kb "$skb_base")
-  case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
-  [ "$skb_avail" -ge "$skb_need_kb" ] || continue
-  skb_work=$(mktemp -d "$skb_base/skb_run.XXXXXX" 2>/dev/null) || {{ skb_work=; continue; }}
-  if skb_bytes "$skb_installer_offset" "$skb_installer_size" > "$skb_work/skb-install"; then
-    skb_have=$(sha256sum < "$skb_work/skb-install")
-    skb_have=${{skb_have%% *}}
-    [ "$skb_have" = "$skb_installer_sha256" ] || skb_die "installer checksum mismatch: the file is damaged; nothing was done"
-    chmod 700 "$skb_work/skb-install"
-    if "$skb_work/skb-install" --self-test >/dev/null 2>&1; then break; fi
-  fi
-  rm -rf "$skb_work"
-  skb_work=
+  if skb_try "$skb_base"; then break; fi
+  skb_cleanup
+  skb_file=
 done
-[ -n "$skb_work" ] ||
+[ -n "$skb_file" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
-# The installer replaces this shell and removes its folder as soon as it runs: nothing is left
-# in the temporary folder, even when it is killed.
-exec "$skb_work/skb-install" --work-dir="$skb_work" --run-file="$skb_self" --package-name="$skb_package" \
-  --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
+# The installer replaces this shell and removes its two files as soon as it runs: nothing is
+# left in the temporary folder, even when it is killed.
+exec "$skb_file" --work-file="$skb_file" --run-file="$skb_self" --header-len="$skb_header_len" \
+  --package-name="$skb_package" --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
   --payload-sha256="$skb_payload_sha256" -- "$@"
 )STUB";
 

@@ -16,10 +16,10 @@ struct StubInput {
   std::uint64_t kernels = 0;
 };
 
-/// The stub: a POSIX sh script that checks its own header and the file size, copies the
-/// installer to the first folder that lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME),
-/// verifies it, and runs it on the payload. It ends with a line holding the SHA-256 of the
-/// bytes before it; the installer follows right after.
+/// The stub: a POSIX sh script that copies the installer to the first folder with room that
+/// lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, and runs it on the payload;
+/// the installer then checks the stub (installer::verify_run_file) and the payload. It ends with
+/// a line holding the SHA-256 of the bytes before it; the installer follows right after.
 std::string make_stub(const StubInput& in);
 
 }  // namespace skb::packager

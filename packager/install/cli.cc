@@ -35,23 +35,31 @@ Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
 )";
 
 struct Args {
-  std::string run_file, package_name, payload_sha256, work_dir;
-  std::uint64_t payload_offset = 0, payload_size = 0;
+  std::string run_file, package_name, payload_sha256, work_file;
+  std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0;
   bool info = false, list = false, check = false, install = false, uninstall = false, uninstall_all = false;
   bool upgrade = false, force = false, quiet = false;
   std::string extract, install_path, package;
   double lock_timeout = 300;
 };
 
-// The stub's temporary folder, holding nothing but this program: it is loaded, so both go now.
-void remove_work_dir(const fs::path& dir) {
-  ::unlink((dir / "skb-install").c_str());
-  ::rmdir(dir.c_str());
+// The stub's temporary files: this program (loaded, so it can go now) and its scratch file.
+void remove_work_file(const std::string& file) {
+  ::unlink(file.c_str());
+  ::unlink((file + ".t").c_str());
 }
 
 PayloadSource open_payload(const Args& a, int& fd) {
   fd = ::open(a.run_file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw common::Error(fmt::format("{}: cannot open", a.run_file));
+  try {
+    // The stub checked this program only: the file's length and its header (which gave the
+    // payload's offsets and hash) are checked here, before anything of the payload is used.
+    verify_run_file(fd, a.header_len, a.payload_offset + a.payload_size);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
   return PayloadSource{fd, a.payload_offset, a.payload_size, a.payload_sha256, a.package_name};
 }
 
@@ -151,7 +159,8 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--payload-size", a.payload_size)->group("");
   app.add_option("--payload-sha256", a.payload_sha256)->group("");
   app.add_option("--package", a.package)->group("");
-  app.add_option("--work-dir", a.work_dir)->group("");
+  app.add_option("--work-file", a.work_file)->group("");
+  app.add_option("--header-len", a.header_len)->group("");
   std::vector<std::string> user;
   app.add_option("user", user)->group("");
   try {
@@ -159,7 +168,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
-  if (!a.work_dir.empty()) remove_work_dir(a.work_dir);
+  if (!a.work_file.empty()) remove_work_file(a.work_file);
 
   std::string name = a.package_name.empty() ? "skb-install" : a.package_name + ".run";
   CLI::App opts(name +

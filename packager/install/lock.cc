@@ -1,7 +1,9 @@
 #include "packager/install/lock.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -12,7 +14,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "common/error.h"
 
@@ -47,16 +48,50 @@ std::string holder_of(int fd) {
   return "another installer";
 }
 
+constexpr int kTickMs = 50;
+
+void on_alarm(int) {}
+
+// SIGALRM every `ms` while alive, without SA_RESTART so that a blocking call returns EINTR;
+// the previous handler and timer come back afterwards.
+class AlarmTicks {
+ public:
+  explicit AlarmTicks(int ms) {
+    struct sigaction sa {};
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(SIGALRM, &sa, &old_action_);
+    struct itimerval tv {};
+    tv.it_interval.tv_usec = tv.it_value.tv_usec = ms * 1000;
+    ::setitimer(ITIMER_REAL, &tv, &old_timer_);
+  }
+  ~AlarmTicks() {
+    ::setitimer(ITIMER_REAL, &old_timer_, nullptr);
+    ::sigaction(SIGALRM, &old_action_, nullptr);
+  }
+  AlarmTicks(const AlarmTicks&) = delete;
+  AlarmTicks& operator=(const AlarmTicks&) = delete;
+
+ private:
+  struct sigaction old_action_ {};
+  struct itimerval old_timer_ {};
+};
+
 }  // namespace
 
 LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, const common::Diag& diag) {
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw common::Error(fmt::format("{}: cannot open the lock file: {}", file.string(), std::strerror(errno)));
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  // Held: wait in a blocking flock, which returns the moment the holder lets go (several
+  // waiters polling at a fixed period would queue up one period each). A periodic alarm
+  // interrupts it to say once that we wait, and to give up at the timeout.
+  AlarmTicks ticks(kTickMs);
   auto start = std::chrono::steady_clock::now();
   bool said = false;
-  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK && errno != EINTR) {
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno != EINTR) {
       int e = errno;
       ::close(fd_);
       throw common::Error(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(e)));
@@ -74,7 +109,6 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
       diag.note(fmt::format("waiting for {} (held by {})...", file.string(), holder_of(fd_)));
       said = true;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
 

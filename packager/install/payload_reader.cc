@@ -169,9 +169,31 @@ void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
 
 }  // namespace
 
+void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != total)
+    throw VerifyError(fmt::format("{} bytes, expected {}: the file is truncated or damaged",
+                                  static_cast<long long>(st.st_size), total));
+  constexpr std::uint64_t kMaxHeader = 1 << 20;
+  if (header_len == 0 || header_len > kMaxHeader || header_len + 65 > total)
+    throw VerifyError("header checksum mismatch: the file is damaged");
+  std::string text(static_cast<std::size_t>(header_len + 65), '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw VerifyError("the header is truncated");
+    got += static_cast<std::size_t>(n);
+  }
+  std::string_view view(text);
+  if (view.back() != '\n' ||
+      common::sha256_hex(view.substr(0, header_len)) != view.substr(static_cast<std::size_t>(header_len), 64))
+    throw VerifyError("header checksum mismatch: the file is damaged");
+}
+
 void verify_payload_hash(const PayloadSource& src) {
   common::Sha256 h;
-  std::vector<char> buf(1 << 20);
+  std::vector<char> buf(1 << 16);  // small: every page of a buffer is a page fault to pay
   std::uint64_t pos = 0;
   while (pos < src.size) {
     std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(src.size - pos, buf.size()));

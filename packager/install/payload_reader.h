@@ -23,6 +23,11 @@ struct PayloadSource {
   std::string package;  // the package name the .run's (verified) header gives, when known
 };
 
+/// Checks a .run before its header's values are used: the file is `total` bytes long and its
+/// first header_len bytes hash to the 64 hex digits on the line right after them; throws
+/// VerifyError.
+void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total);
+
 /// Checks the SHA-256 of the payload's bytes; throws VerifyError.
 void verify_payload_hash(const PayloadSource& src);
 

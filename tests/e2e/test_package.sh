@@ -93,6 +93,16 @@ wait "$waiter" 2>/dev/null || true
 kill "$holder"
 wait "$holder" 2>/dev/null || true
 [ -z "$(ls run_tmp)" ] || fail "an installer killed with -9 left $(ls run_tmp) in TMPDIR"
+# Symlinks planted at the names the stub tries first (its process id, which exec keeps, and a
+# counter) are neither followed nor removed: it takes the next name.
+mkdir -p planted_tmp
+TMPDIR=$PWD/planted_tmp sh -c 'for f in "$TMPDIR/skb_run.$$.0" "$TMPDIR/skb_run.$$.0.t"; do ln -s "$PWD/planted_target" "$f"; done
+  exec sh "$0" --install-path="$1" -q' "$run" "$PWD/planted_lib" </dev/null 2>planted.err ||
+  fail "install with planted symlinks failed: $(cat planted.err)"
+[ ! -e planted_target ] || fail "the stub wrote through a planted symlink"
+expect_eq "$(find planted_tmp -type l | wc -l) $(find planted_tmp ! -type l ! -type d | wc -l)" "2 0" \
+  "planted symlinks kept, other files left in TMPDIR"
+expect_eq "$(check_library planted_lib)" "$kernels" "kernels after an install past planted symlinks"
 mkdir -p old_dd
 printf '#!/bin/sh\ncase "$*" in *iflag=*) echo "dd: invalid input flag" >&2; exit 1 ;; esac\nexec /bin/dd "$@"\n' > old_dd/dd
 chmod 755 old_dd/dd
