@@ -38,8 +38,9 @@ for skb_tool in dd head tail sha256sum wc df chmod rm; do
   command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
 done
 # Prints bytes [$1, $1 + $2) of this file: one dd when it counts in bytes (GNU), else tail | head.
-skb_bytes() {{ dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 skip="$1" count="$2" 2>/dev/null ||
-  tail -c +$(($1 + 1)) "$skb_self" | head -c "$2"; }}
+# Coreutils run in the C locale: none of the dozen locale files each would load otherwise.
+skb_bytes() {{ LC_ALL=C dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 skip="$1" count="$2" 2>/dev/null ||
+  LC_ALL=C tail -c +$(($1 + 1)) "$skb_self" | LC_ALL=C head -c "$2"; }}
 
 # The installer and a scratch file go to new files of the first folder with room for them, from
 # which programs may run (not a noexec mount). Noclobber creates a file only under a new name,
@@ -63,19 +64,19 @@ skb_try() {{
   skb_new "$skb_file" || {{ rm -f "$skb_file.t"; skb_file=; return 1; }}
   # df -P: a title line, then the folder's filesystem, its free KiB 4th.
   skb_avail=0
-  df -Pk "$1" >| "$skb_file.t" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.t" || :
+  LC_ALL=C df -Pk "$1" >| "$skb_file.t" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.t" || :
   case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
   [ "$skb_avail" -ge "$skb_need_kb" ] || return 1
   skb_bytes "$skb_installer_offset" "$skb_installer_size" >| "$skb_file" || return 1
   skb_have=
-  sha256sum "$skb_file" >| "$skb_file.t" && read -r skb_have _ < "$skb_file.t" || :
+  LC_ALL=C sha256sum "$skb_file" >| "$skb_file.t" && read -r skb_have _ < "$skb_file.t" || :
   if [ "$skb_have" != "$skb_installer_sha256" ]; then
     skb_total=$(($(wc -c < "$skb_self")))
     [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
       skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
     skb_die "installer checksum mismatch: the file is damaged; nothing was done"
   fi
-  chmod 700 "$skb_file"
+  LC_ALL=C chmod 700 "$skb_file"
   [ -x "$skb_file" ]
 }}
 for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
