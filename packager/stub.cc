@@ -102,7 +102,7 @@ std::string make_stub(const StubInput& in) {
   // The offsets depend on the header's length, which depends on the offsets' digits: iterate
   // until stable (two or three rounds).
   for (int round = 0; round < 8; ++round) {
-    std::uint64_t installer_offset = header_len + 65;  // 64 hex digits and a newline
+    std::uint64_t installer_offset = header_len + kStubHashLine;
     std::uint64_t payload_offset = installer_offset + in.installer_size;
     text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
                        in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256);

@@ -16,6 +16,9 @@ struct StubInput {
   std::uint64_t kernels = 0;
 };
 
+/// The line after the stub: the stub's SHA-256 in hex and a newline.
+constexpr std::uint64_t kStubHashLine = 65;
+
 /// The stub: a POSIX sh script that copies the installer to the first folder with room that
 /// lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, and runs it on the payload;
 /// the installer then checks the stub (installer::verify_run_file) and the payload. It ends with

@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/install/file_sink.h"
+#include "packager/stub.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;
@@ -167,6 +168,30 @@ void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
   sink.finish();
 }
 
+// Fills buf[0, n) from fd at offset, across short reads and EINTR; false when the file ends first.
+bool pread_full(int fd, char* buf, std::size_t n, std::uint64_t offset) {
+  for (std::size_t got = 0; got < n;) {
+    ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+// Checks that bytes [offset, offset + size) of fd hash to sha256 (hex); `what` names them.
+void verify_range(int fd, std::uint64_t offset, std::uint64_t size, std::string_view sha256, const char* what) {
+  common::Sha256 h;
+  std::vector<char> buf(1 << 16);  // small: every page of a buffer is a page fault to pay
+  for (std::uint64_t pos = 0; pos < size;) {
+    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(size - pos, buf.size()));
+    if (!pread_full(fd, buf.data(), want, offset + pos)) throw VerifyError(fmt::format("the {} is truncated", what));
+    h.update(buf.data(), want);
+    pos += want;
+  }
+  if (h.hex() != sha256) throw VerifyError(fmt::format("{} checksum mismatch: the file is damaged", what));
+}
+
 }  // namespace
 
 void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total) {
@@ -175,35 +200,15 @@ void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total) {
     throw VerifyError(fmt::format("{} bytes, expected {}: the file is truncated or damaged",
                                   static_cast<long long>(st.st_size), total));
   constexpr std::uint64_t kMaxHeader = 1 << 20;
-  if (header_len == 0 || header_len > kMaxHeader || header_len + 65 > total)
+  char line[packager::kStubHashLine];
+  if (header_len == 0 || header_len > kMaxHeader || header_len + sizeof line > total ||
+      !pread_full(fd, line, sizeof line, header_len) || line[sizeof line - 1] != '\n')
     throw VerifyError("header checksum mismatch: the file is damaged");
-  std::string text(static_cast<std::size_t>(header_len + 65), '\0');
-  std::size_t got = 0;
-  while (got < text.size()) {
-    ssize_t n = ::pread(fd, text.data() + got, text.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw VerifyError("the header is truncated");
-    got += static_cast<std::size_t>(n);
-  }
-  std::string_view view(text);
-  if (view.back() != '\n' ||
-      common::sha256_hex(view.substr(0, header_len)) != view.substr(static_cast<std::size_t>(header_len), 64))
-    throw VerifyError("header checksum mismatch: the file is damaged");
+  verify_range(fd, 0, header_len, std::string_view(line, sizeof line - 1), "header");
 }
 
 void verify_payload_hash(const PayloadSource& src) {
-  common::Sha256 h;
-  std::vector<char> buf(1 << 16);  // small: every page of a buffer is a page fault to pay
-  std::uint64_t pos = 0;
-  while (pos < src.size) {
-    std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(src.size - pos, buf.size()));
-    ssize_t n = ::pread(src.fd, buf.data(), want, static_cast<off_t>(src.offset + pos));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw VerifyError("the payload is truncated");
-    h.update(buf.data(), static_cast<std::size_t>(n));
-    pos += static_cast<std::uint64_t>(n);
-  }
-  if (h.hex() != src.sha256) throw VerifyError("payload checksum mismatch: the file is damaged");
+  verify_range(src.fd, src.offset, src.size, src.sha256, "payload");
 }
 
 PayloadManifest read_manifest(const PayloadSource& src) {
