@@ -1,11 +1,11 @@
 #include "common/json_input.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
-#include <algorithm>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common/error.h"

@@ -4,8 +4,8 @@
 #include <archive_entry.h>
 
 #include <fmt/format.h>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "common/error.h"

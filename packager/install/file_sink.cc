@@ -132,8 +132,7 @@ void FileSink::write_one(const Job& job) {
     }
     done += static_cast<std::size_t>(w);
   }
-  if (::close(fd) != 0)
-    throw common::Error(fmt::format("{}: write failed: {}", out.string(), std::strerror(errno)));
+  if (::close(fd) != 0) throw common::Error(fmt::format("{}: write failed: {}", out.string(), std::strerror(errno)));
 }
 
 }  // namespace skb::installer

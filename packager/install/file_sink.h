@@ -51,7 +51,7 @@ class FileSink {
   std::exception_ptr failure_;
   std::size_t unflushed_ = 0;  // bytes written since the last writeback was started
   bool flush_wanted_ = false;
-  int dest_fd_ = -1;           // dest_, for syncfs
+  int dest_fd_ = -1;  // dest_, for syncfs
   std::thread worker_, flusher_;
 };
 

@@ -15,12 +15,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 /// named hostile_* is ever accepted.
 inline bool skb_fuzz_accepted = false;
 
-#define SKB_FUZZ_CHECK(cond)                                                               \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
+#define SKB_FUZZ_CHECK(cond)                                                                  \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       std::fprintf(stderr, "%s:%d: property does not hold: %s\n", __FILE__, __LINE__, #cond); \
-      std::abort();                                                                        \
-    }                                                                                      \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (0)
 
 inline std::string_view fuzz_text(const std::uint8_t* data, std::size_t size) {

@@ -125,7 +125,8 @@ TEST(OpRecord, StringAttrWithShellOrNinjaMetacharactersIsRejected) {
   EXPECT_EQ(error_of(d), "");
   for (const char* bad : {"$(id)", "a`b`", "a;b", "a|b", "a&b", "a<b", "a\\b", "a\"b", "a'b"}) {
     d["attrs"][0]["value"] = bad;
-    EXPECT_EQ(error_of(d), "/attrs/0/value: expected a string without shell or Ninja metacharacters ($ ` \\ \" ' ; | & <)")
+    EXPECT_EQ(error_of(d),
+              "/attrs/0/value: expected a string without shell or Ninja metacharacters ($ ` \\ \" ' ; | & <)")
         << bad;
   }
 }

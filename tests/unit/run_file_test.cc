@@ -21,8 +21,9 @@ struct RunFile {
 
 RunFile make_run() {
   std::string installer(1000, 'i'), payload(500, 'p');
-  packager::StubInput in{"static_kernel_20260101000000", "host",       installer.size(), common::sha256_hex(installer),
-                         payload.size(),                 common::sha256_hex(payload), 2};
+  packager::StubInput in{
+      "static_kernel_20260101000000", "host", installer.size(), common::sha256_hex(installer), payload.size(),
+      common::sha256_hex(payload),    2};
   std::string stub = packager::make_stub(in);
   return {stub + installer + payload, stub.size() - 65};
 }
@@ -68,8 +69,8 @@ TEST(RunFile, AnotherLengthIsRefusedAndNamed) {
 
 TEST(RunFile, AWrongHeaderLengthIsRefused) {
   RunFile r = make_run();
-  for (std::uint64_t len : {std::uint64_t{0}, r.header_len - 1, r.header_len + 1, std::uint64_t{r.bytes.size()},
-                            std::uint64_t{1} << 40})
+  for (std::uint64_t len :
+       {std::uint64_t{0}, r.header_len - 1, r.header_len + 1, std::uint64_t{r.bytes.size()}, std::uint64_t{1} << 40})
     EXPECT_THROW(verify(r.bytes, len, r.bytes.size()), VerifyError) << "header length " << len;
 }
 
