@@ -6,6 +6,10 @@ export PATH="$SKB_BIN:$PATH"
 rm -rf "$SKB_SCRATCH"
 mkdir -p "$SKB_SCRATCH"
 cd "$SKB_SCRATCH"
+# What the programs under test leave in TMPDIR (a .run killed with -9 before its installer
+# starts leaves its copy of the installer) stays in the scratch folder, not in the machine's /tmp.
+export TMPDIR=$SKB_SCRATCH/tmp
+mkdir -p "$TMPDIR"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }

@@ -60,4 +60,5 @@ for k in "${!landed[@]}"; do echo "    $k: ${landed[$k]}"; done | sort
 interrupted=$(( ${landed[install.change]:-0} + ${landed[uninstall.change]:-0} ))
 [ "$interrupted" -ge $((trials / 2)) ] || fail "only $interrupted kills landed inside a change: the test does not test"
 echo "    $((trials * 2)) kills, $interrupted of them in the middle of a change (journal or staging left): all consistent"
+echo "    files left in TMPDIR by kills before the installer started: $(find "$TMPDIR" -type f | wc -l)"
 echo PASS
