@@ -12,8 +12,9 @@ start_distccd() {
   local dir=$1 port
   port=$(free_port)
   mkdir -p "$dir/client"
-  # As root distccd drops privileges: its log goes through our stderr redirect, not a file it opens.
-  distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1/32 --port "$port" --jobs 2 \
+  # As root distccd drops privileges: its log goes through our stderr redirect, not a file it opens,
+  # and its temporary files go to the machine's /tmp, not to a TMPDIR its user may not write to.
+  TMPDIR=/tmp distccd --daemon --no-detach --listen 127.0.0.1 --allow 127.0.0.1/32 --port "$port" --jobs 2 \
     --log-stderr --log-level info 2>"$dir/distccd.log" &
   SKB_SERVER_PIDS="$SKB_SERVER_PIDS $!"
   export DISTCC_HOSTS="127.0.0.1:$port/2" DISTCC_DIR="$dir/client" DISTCC_FALLBACK=0 DISTCC_BACKOFF_PERIOD=0
