@@ -76,7 +76,6 @@ Collected collect_kernels(const fs::path& build_dir) {
           fmt::format("{}: binary does not match its record (size {}, recorded {})", name, size, want_size));
       continue;
     }
-    c.binaries.push_back({name, bin_path, want, size});
     std::string info_text = common::read_file(info_path, 16 << 20);
     std::string signature = info_text;
     if (!signature.empty() && signature.back() == '\n') signature.pop_back();
@@ -89,10 +88,10 @@ Collected collect_kernels(const fs::path& build_dir) {
                      dir + name + suffix};
     m.kernels.push_back(pk);
     m.files.push_back({dir + bin_path.filename().string(), want, size});
-    c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt});
+    c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt, name, want});
     for (auto [p, text] : {std::pair{record_path, &record_text}, std::pair{info_path, &info_text}}) {
       m.files.push_back({dir + p.filename().string(), common::sha256_hex(*text), text->size()});
-      c.files.push_back({p, dir + p.filename().string(), std::move(*text)});
+      c.files.push_back({p, dir + p.filename().string(), std::move(*text), "", ""});
     }
   }
   if (!problems.empty())
@@ -105,15 +104,8 @@ Collected collect_kernels(const fs::path& build_dir) {
   return c;
 }
 
-void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t planned) {
-  std::vector<std::string> problems;
-  for (const auto& b : binaries) {
-    std::string have = common::sha256_file(b.binary);
-    if (have != b.sha256)
-      problems.push_back(
-          fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", b.kernel, have, b.sha256));
-  }
-  if (!problems.empty()) cannot_pack(problems, planned, "they changed after they were built: run ninja again");
+void refuse_mismatches(const std::vector<std::string>& mismatches, std::size_t planned) {
+  if (!mismatches.empty()) cannot_pack(mismatches, planned, "they changed after they were built: run ninja again");
 }
 
 }  // namespace skb::packager

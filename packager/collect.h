@@ -13,29 +13,23 @@ struct SourceFile {
   std::filesystem::path source;
   std::string path;
   std::optional<std::string> data;  // the bytes, when already read (small files)
-};
-
-/// A kernel binary and what its build record says it hashes to.
-struct BinaryCheck {
-  std::string kernel;
-  std::filesystem::path binary;
-  std::string sha256;
-  std::uintmax_t size = 0;
+  std::string kernel;               // for a kernel binary: its kernel's name
+  std::string sha256;               // for a kernel binary: what its build record says it hashes to
 };
 
 /// Everything a package of one build holds.
 struct Collected {
-  Manifest manifest;                  // without package name and date
-  std::vector<SourceFile> files;      // sorted by path, as manifest.files
-  std::vector<BinaryCheck> binaries;  // what verify_binaries must confirm
+  Manifest manifest;              // without package name and date
+  std::vector<SourceFile> files;  // sorted by path, as manifest.files
 };
 
 /// Reads OUT/plan.json and every planned kernel's record, binary size and signature. The
-/// manifest lists each binary with the sha256 of its record: verify_binaries must confirm it
-/// before the package is published. Throws Error listing every kernel that is not built.
+/// manifest lists each binary with the sha256 of its record: the bytes packed must be confirmed
+/// to hash to it (ReadAhead) before the package is published. Throws Error listing every kernel
+/// that is not built.
 Collected collect_kernels(const std::filesystem::path& build_dir);
 
-/// Hashes every binary; throws Error listing each one that does not match its record.
-void verify_binaries(const std::vector<BinaryCheck>& binaries, std::size_t planned);
+/// Throws Error listing the binaries whose packed bytes did not match their records, if any.
+void refuse_mismatches(const std::vector<std::string>& mismatches, std::size_t planned);
 
 }  // namespace skb::packager

@@ -14,7 +14,6 @@
 #include <ctime>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -125,24 +124,8 @@ PackageResult make_package(const PackageOptions& o) {
   c.manifest.package = package_name(epoch);
   c.manifest.created = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(epoch)));
   TempFile payload{out_dir / fmt::format(".{}.payload.tmp.{}", c.manifest.package, ::getpid())};
-  // The binaries are hashed on a second thread while the payload is compressed; nothing is
-  // published unless every one matches its record.
-  std::exception_ptr verify_error;
-  std::thread verifier([&] {
-    try {
-      verify_binaries(c.binaries, c.manifest.kernels.size());
-    } catch (...) {
-      verify_error = std::current_exception();
-    }
-  });
-  try {
-    write_payload(payload.path, manifest_json(c.manifest), c.files, o.compression, epoch);
-  } catch (...) {
-    verifier.join();
-    throw;
-  }
-  verifier.join();
-  if (verify_error) std::rethrow_exception(verify_error);
+  refuse_mismatches(write_payload(payload.path, manifest_json(c.manifest), c.files, o.compression, epoch),
+                    c.manifest.kernels.size());
 
   StubInput si;
   si.package = c.manifest.package;

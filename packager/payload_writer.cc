@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common/error.h"
-#include "common/fs.h"
+#include "packager/read_ahead.h"
 
 namespace skb::packager {
 namespace fs = std::filesystem;
@@ -57,8 +57,9 @@ void add_entry(archive* a, const std::string& path, const std::string& data, std
 
 }  // namespace
 
-void write_payload(const fs::path& out, const std::string& manifest, const std::vector<SourceFile>& files,
-                   Compression compression, std::int64_t mtime) {
+std::vector<std::string> write_payload(const fs::path& out, const std::string& manifest,
+                                       const std::vector<SourceFile>& files, Compression compression,
+                                       std::int64_t mtime) {
   std::unique_ptr<archive, ArchiveDeleter> a(archive_write_new());
   archive* w = a.get();
   check(w, archive_write_set_format_pax_restricted(w), "tar format");
@@ -77,8 +78,10 @@ void write_payload(const fs::path& out, const std::string& manifest, const std::
   check(w, archive_write_set_bytes_in_last_block(w, 1), "block size");
   check(w, archive_write_open_filename(w, out.c_str()), out.c_str());
   add_entry(w, kManifestName, manifest, mtime);
-  for (const auto& f : files) add_entry(w, f.path, f.data ? *f.data : common::read_file(f.source), mtime);
+  ReadAhead source(files);  // reads and hashes on a second core while this one compresses
+  for (const auto& f : files) add_entry(w, f.path, source.next(), mtime);
   check(w, archive_write_close(w), "close");
+  return source.mismatches();
 }
 
 }  // namespace skb::packager
