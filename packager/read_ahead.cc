@@ -22,17 +22,18 @@ ReadAhead::~ReadAhead() {
 void ReadAhead::run() {
   for (const auto& f : files_) {
     Item item;
+    std::string problem;
+    // Whatever fails here reaches the packaging thread at this file's turn, never terminate().
     try {
       item.data = f.data ? *f.data : common::read_file(f.source);
+      if (!f.sha256.empty()) {
+        std::string have = common::sha256_hex(item.data);
+        if (have != f.sha256)
+          problem =
+              fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", f.kernel, have, f.sha256);
+      }
     } catch (...) {
       item.error = std::current_exception();
-    }
-    std::string problem;
-    if (!item.error && !f.sha256.empty()) {
-      std::string have = common::sha256_hex(item.data);
-      if (have != f.sha256)
-        problem =
-            fmt::format("{}: binary does not match its record (sha256 {}, recorded {})", f.kernel, have, f.sha256);
     }
     std::unique_lock<std::mutex> l(mu_);
     // One file bigger than the limit still passes, alone.
