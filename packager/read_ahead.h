@@ -23,7 +23,7 @@ class ReadAhead {
   ReadAhead(const ReadAhead&) = delete;
   ReadAhead& operator=(const ReadAhead&) = delete;
 
-  /// The bytes of the next file; throws the Error that reading it raised.
+  /// The bytes of the next file; throws what reading or hashing it raised.
   std::string next();
   /// Once every file was taken: "<kernel>: binary does not match its record (...)" for each
   /// binary whose bytes do not hash to its record's sha256.
