@@ -16,13 +16,11 @@ namespace skb::installer {
 namespace fs = std::filesystem;
 
 namespace {
-// Bytes that may wait for the writer: enough to keep it busy, little memory.
-constexpr std::size_t kMaxQueued = std::size_t{32} << 20;
 // Bytes written between two starts of writeback.
 constexpr std::size_t kFlushEvery = std::size_t{16} << 20;
 }  // namespace
 
-FileSink::FileSink(fs::path dest) : dest_(std::move(dest)) {
+FileSink::FileSink(fs::path dest, std::size_t max_queued) : dest_(std::move(dest)), max_queued_(max_queued) {
   if (!dest_.empty()) dest_fd_ = ::open(dest_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   worker_ = std::thread([this] { run(); });
   if (dest_fd_ >= 0) flusher_ = std::thread([this] { flush_ahead(); });
@@ -45,7 +43,7 @@ void FileSink::rethrow_failure() {
 
 void FileSink::put(const packager::PackageFile& want, std::string data) {
   std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [&] { return failure_ || queued_bytes_ == 0 || queued_bytes_ + data.size() <= kMaxQueued; });
+  changed_.wait(lock, [&] { return failure_ || queued_bytes_ == 0 || queued_bytes_ + data.size() <= max_queued_; });
   rethrow_failure();
   queued_bytes_ += data.size();
   jobs_.push_back(Job{&want, std::move(data)});

@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "common/sha256.h"
+#include "packager/install/file_sink.h"
+#include "packager/install/payload_reader.h"
+#include "test_util.h"
+
+namespace skb::installer {
+namespace {
+
+std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+packager::PackageFile entry(const std::string& path, const std::string& data) {
+  return {path, common::sha256_hex(data), data.size()};
+}
+
+// n distinct files of about 1 KiB; file `big` is 64 KiB.
+std::vector<std::string> contents(int n, int big) {
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(std::string(i == big ? 65536 : 1024, static_cast<char>('a' + i % 26)) + std::to_string(i));
+  return out;
+}
+
+TEST(FileSink, WritesEveryFileThroughAQueueSmallerThanOneOfThem) {
+  auto dest = test::scratch_dir() / "lib";
+  std::filesystem::create_directory(dest);
+  auto data = contents(120, 60);
+  std::vector<packager::PackageFile> want;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    want.push_back(entry("host/Op" + std::to_string(i / 50) + "/k" + std::to_string(i) + ".so", data[i]));
+  {
+    FileSink sink(dest, 4096);  // about 4 small files at a time; the 64 KiB one goes alone
+    for (std::size_t i = 0; i < data.size(); ++i) sink.put(want[i], data[i]);
+    sink.finish();
+  }
+  for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(read_text(dest / want[i].path), data[i]) << want[i].path;
+}
+
+TEST(FileSink, CheckOnlyNamesTheFileThatDoesNotMatchItsManifestEntry) {
+  auto data = contents(3, -1);
+  std::vector<packager::PackageFile> want = {entry("host/A/a.so", data[0]), entry("host/A/b.so", data[1]),
+                                             entry("host/A/c.so", data[2])};
+  FileSink sink({}, 4096);
+  sink.put(want[0], data[0]);
+  std::string flipped = data[1];
+  flipped[100] ^= 1;  // same size: only the hash can tell
+  sink.put(want[1], flipped);
+  try {
+    sink.put(want[2], data[2]);
+    sink.finish();
+    FAIL() << "a file that does not match its sha256 was accepted";
+  } catch (const VerifyError& e) {
+    EXPECT_EQ(std::string(e.what()), "payload entry host/A/b.so does not match its sha256 in the manifest");
+  }
+}
+
+TEST(FileSink, NeverWritesOverAFileThatIsAlreadyThere) {
+  auto dest = test::scratch_dir() / "lib";
+  test::write_text(dest / "host/A/a.so", "installed before");
+  std::string data = "new bytes";
+  auto want = entry("host/A/a.so", data);
+  FileSink sink(dest);
+  sink.put(want, data);
+  EXPECT_THROW(sink.finish(), common::Error);
+  EXPECT_EQ(read_text(dest / "host/A/a.so"), "installed before");
+}
+
+}  // namespace
+}  // namespace skb::installer
