@@ -1,9 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/install/file_sink.h"
 #include "packager/install/payload_reader.h"
@@ -11,13 +9,6 @@
 
 namespace skb::installer {
 namespace {
-
-std::string read_text(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 packager::PackageFile entry(const std::string& path, const std::string& data) {
   return {path, common::sha256_hex(data), data.size()};
@@ -43,7 +34,8 @@ TEST(FileSink, WritesEveryFileThroughAQueueSmallerThanOneOfThem) {
     for (std::size_t i = 0; i < data.size(); ++i) sink.put(want[i], data[i]);
     sink.finish();
   }
-  for (std::size_t i = 0; i < data.size(); ++i) ASSERT_EQ(read_text(dest / want[i].path), data[i]) << want[i].path;
+  for (std::size_t i = 0; i < data.size(); ++i)
+    ASSERT_EQ(common::read_file(dest / want[i].path), data[i]) << want[i].path;
 }
 
 TEST(FileSink, CheckOnlyNamesTheFileThatDoesNotMatchItsManifestEntry) {
@@ -72,7 +64,7 @@ TEST(FileSink, NeverWritesOverAFileThatIsAlreadyThere) {
   FileSink sink(dest);
   sink.put(want, data);
   EXPECT_THROW(sink.finish(), common::Error);
-  EXPECT_EQ(read_text(dest / "host/A/a.so"), "installed before");
+  EXPECT_EQ(common::read_file(dest / "host/A/a.so"), "installed before");
 }
 
 }  // namespace
