@@ -51,7 +51,14 @@ void fsync_dir(const fs::path& dir) {
 }  // namespace
 
 std::string read_file(const fs::path& path, std::size_t max_size) {
+  std::optional<std::string> text = read_file_if_exists(path, max_size);
+  if (!text) throw Error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(ENOENT)));
+  return *std::move(text);
+}
+
+std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t max_size) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
   if (fd.get() < 0) throw Error(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
   std::string out;
   char buf[1 << 16];

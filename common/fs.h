@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,12 @@ namespace skb::common {
 /// The whole file as bytes; throws Error naming the file when it cannot be read or is larger
 /// than max_size.
 std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1));
+
+/// read_file, but nothing (and no exception) when the file does not exist: for files whose
+/// absence is the normal case. A static program's first exception sorts the unwind tables of
+/// the whole binary, which costs an installer a millisecond or two.
+std::optional<std::string> read_file_if_exists(const std::filesystem::path& path,
+                                               std::size_t max_size = std::size_t(-1));
 
 /// How far write_atomic goes: kDurable also survives a power loss (fsync of the file before the
 /// rename and of the folder after); kAtomic only guarantees that no process, even one killed

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "common/fs.h"
 #include "common/version.h"
@@ -69,7 +70,9 @@ void Library::ensure_layout() {
 std::vector<std::string> Library::read_order() const {
   std::vector<std::string> order;
   try {
-    order = parse_config_ini(common::read_file(root_ / "config.ini", 1 << 20));
+    std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
+    if (!text) return {};
+    order = parse_config_ini(*text);
   } catch (const Error&) {
     return {};
   }
@@ -175,7 +178,8 @@ bool Library::recovery_pending() const {
 bool Library::same_payload_installed(const PayloadSource& payload) const {
   if (!packager::is_package_name(payload.package)) return false;
   try {
-    std::string recorded = common::read_file(root_ / payload.package / "payload.sha256", 128);
+    // Missing while the package is not installed: no exception on the way to the lock.
+    std::optional<std::string> recorded = common::read_file_if_exists(root_ / payload.package / "payload.sha256", 128);
     if (recorded != payload.sha256 + "\n") return false;
   } catch (const Error&) {
     return false;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -48,31 +49,45 @@ std::string holder_of(int fd) {
   return "another installer";
 }
 
-constexpr int kTickMs = 50;
+constexpr double kSayAfter = 0.5;  // seconds of waiting before "waiting for ..." is printed
+constexpr double kRetick = 0.25;   // should an alarm land just before flock(), the next one comes after this
 
 void on_alarm(int) {}
 
-// SIGALRM every `ms` while alive, without SA_RESTART so that a blocking call returns EINTR;
-// the previous handler and timer come back afterwards.
-class AlarmTicks {
+// A SIGALRM that interrupts a blocking call (no SA_RESTART) when the waiter has something to
+// do: say that it waits, or give up. The waiters of a node sleep in between, rather than waking
+// at a fixed period, which would take the CPU from the installer they wait for. The previous
+// handler and timer come back afterwards.
+class Alarm {
  public:
-  explicit AlarmTicks(int ms) {
+  Alarm() {
     struct sigaction sa {};
     sa.sa_handler = on_alarm;
     sigemptyset(&sa.sa_mask);
     ::sigaction(SIGALRM, &sa, &old_action_);
-    struct itimerval tv {};
-    tv.it_interval.tv_usec = tv.it_value.tv_usec = ms * 1000;
-    ::setitimer(ITIMER_REAL, &tv, &old_timer_);
+    struct itimerval none {};
+    ::setitimer(ITIMER_REAL, &none, &old_timer_);
   }
-  ~AlarmTicks() {
+  ~Alarm() {
     ::setitimer(ITIMER_REAL, &old_timer_, nullptr);
     ::sigaction(SIGALRM, &old_action_, nullptr);
   }
-  AlarmTicks(const AlarmTicks&) = delete;
-  AlarmTicks& operator=(const AlarmTicks&) = delete;
+  Alarm(const Alarm&) = delete;
+  Alarm& operator=(const Alarm&) = delete;
+
+  // The next SIGALRM in `seconds`, then every kRetick.
+  void in(double seconds) {
+    struct itimerval tv {};
+    tv.it_value = to_timeval(std::max(seconds, 0.001));
+    tv.it_interval = to_timeval(kRetick);
+    ::setitimer(ITIMER_REAL, &tv, nullptr);
+  }
 
  private:
+  static timeval to_timeval(double seconds) {
+    auto us = static_cast<long long>(seconds * 1e6);
+    return timeval{static_cast<time_t>(us / 1000000), static_cast<suseconds_t>(us % 1000000)};
+  }
   struct sigaction old_action_ {};
   struct itimerval old_timer_ {};
 };
@@ -85,11 +100,12 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
     throw common::Error(fmt::format("{}: cannot open the lock file: {}", file.string(), std::strerror(errno)));
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
   // Held: wait in a blocking flock, which returns the moment the holder lets go (several
-  // waiters polling at a fixed period would queue up one period each). A periodic alarm
-  // interrupts it to say once that we wait, and to give up at the timeout.
-  AlarmTicks ticks(kTickMs);
+  // waiters polling at a fixed period would queue up one period each). An alarm interrupts it
+  // to say once that we wait, and to give up at the timeout.
+  Alarm alarm;
   auto start = std::chrono::steady_clock::now();
   bool said = false;
+  alarm.in(std::min(kSayAfter, timeout));
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno != EINTR) {
       int e = errno;
@@ -105,10 +121,11 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
                       "(raise --lock-timeout or SKB_LOCK_TIMEOUT)",
                       file.string(), holder, timeout));
     }
-    if (!said && waited > 0.5) {
+    if (!said && waited >= kSayAfter) {
       diag.note(fmt::format("waiting for {} (held by {})...", file.string(), holder_of(fd_)));
       said = true;
     }
+    alarm.in((said ? timeout : std::min(kSayAfter, timeout)) - waited);
   }
 }
 

@@ -79,6 +79,19 @@ TEST(Lock, AHeldLockTimesOutAndLeavesNoTimerOrHandlerBehind) {
   EXPECT_EQ(now.sa_handler, &mark);
 }
 
+TEST(Lock, AWaiterSaysOnceThatItWaitsAndTimesOutAfterSaying) {
+  std::string file = (test::scratch_dir() / "static_kernel.lock").string();
+  Holder holder(file);
+  common::Diag diag("test");
+  testing::internal::CaptureStderr();
+  EXPECT_THROW(LibraryLock(file, 1.2, diag), common::Error);
+  std::string said = testing::internal::GetCapturedStderr();
+  std::string want = "test: waiting for " + file + " (held by process " + std::to_string(holder.pid);
+  ASSERT_NE(said.find(want), std::string::npos) << said;
+  EXPECT_EQ(said.find("waiting for", said.find(want) + want.size()), std::string::npos)
+      << "said more than once: " << said;
+}
+
 TEST(Lock, AWaiterGetsTheLockOnceItsHolderLetsGo) {
   std::string file = (test::scratch_dir() / "static_kernel.lock").string();
   Holder holder(file);
