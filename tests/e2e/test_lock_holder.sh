@@ -19,6 +19,7 @@ open(sys.argv[2], "w").close()
 os.kill(os.getpid(), signal.SIGSTOP)
 ' "$root/config/static_kernel.lock" locked &
 holder=$!
+trap 'kill -9 "$holder" 2>/dev/null || true' EXIT  # a stopped holder left behind would keep ctest waiting
 for _ in $(seq 100); do [ -e locked ] && break; sleep 0.05; done
 [ "$(ps -o stat= -p "$holder" | cut -c1)" = T ] || fail "the holder is not stopped"
 
@@ -34,6 +35,19 @@ expect_eq "$(sha256sum "$root/config/host/binary_info_config.json")" "$index_bef
 expect_eq "$(check_library "$lib")" "$before" "kernels listed"
 [ ! -d "$root/$pb" ] || fail "the package folder was written"
 [ -z "$(ls -d "$root"/.staging.* 2>/dev/null)" ] || fail "staging left"
+
+step "the installer runs with huge-page malloc"
+# (glibc shortens the string in /proc/PID/environ as it parses it, so a GLIBC_TUNABLES of the
+# user's, which the stub passes after this one, would not show there.)
+SKB_LOCK_TIMEOUT=3 sh "$B" --install-path="$lib" -q 2>/dev/null &
+waiter=$!
+for _ in $(seq 100); do
+  case $(cat /proc/$waiter/comm 2>/dev/null) in skb_run.*) break ;; esac
+  sleep 0.05
+done
+tunables=$(tr '\0' '\n' < /proc/$waiter/environ | grep '^GLIBC_TUNABLES=' || true)
+wait "$waiter" 2>/dev/null || true
+expect_eq "$tunables" "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" "the installer's GLIBC_TUNABLES"
 
 step "uninstall waits the same way"
 rc=0; SKB_LOCK_TIMEOUT=1 sh "$A" --install-path="$lib" --uninstall -q 2>err || rc=$?
