@@ -89,9 +89,9 @@ done
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
 # The installer replaces this shell and removes its two files as soon as it runs: nothing is
 # left in the temporary folder, even when it is killed. Its memory comes in huge pages where
-# the kernel allows them (transparent huge pages in "madvise" mode): half the page faults, which
-# are what the installers of a node slow each other down with. GLIBC_TUNABLES set by the user
-# come after, so they win.
+# the kernel allows them (transparent huge pages in "madvise" mode): an install then takes half
+# the page faults, most of them the manifest's JSON tree. GLIBC_TUNABLES set by the user come
+# after, so they win.
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_file" --work-file="$skb_file" --run-file="$skb_self" --header-len="$skb_header_len" \
   --package-name="$skb_package" --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
   --payload-sha256="$skb_payload_sha256" -- "$@"
