@@ -105,7 +105,8 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
   Alarm alarm;
   auto start = std::chrono::steady_clock::now();
   bool said = false;
-  alarm.in(std::min(kSayAfter, timeout));
+  double next_event = std::min(kSayAfter, timeout);  // seconds after start: say that we wait, or give up
+  alarm.in(next_event);
   while (::flock(fd_, LOCK_EX) != 0) {
     if (errno != EINTR) {
       int e = errno;
@@ -124,8 +125,9 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
     if (!said && waited >= kSayAfter) {
       diag.note(fmt::format("waiting for {} (held by {})...", file.string(), holder_of(fd_)));
       said = true;
+      next_event = timeout;
     }
-    alarm.in((said ? timeout : std::min(kSayAfter, timeout)) - waited);
+    alarm.in(next_event - waited);
   }
 }
 
