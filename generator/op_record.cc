@@ -76,8 +76,8 @@ Tensor read_tensor(const Field& f) {
   t.dtype = read_token(f.at("dtype"), false, "a dtype such as float16");
   t.format = read_token(f.at("format"), true, "a format such as ND");
   t.shape = read_dims(f.at("shape"), true);
-  read_token(f.at("origin_format"), true, "a format such as ND");
-  read_dims(f.at("origin_shape"), true);
+  t.origin_format = read_token(f.at("origin_format"), true, "a format such as ND");
+  t.origin_shape = read_dims(f.at("origin_shape"), true);
   if (f.has("sub_format")) t.sub_format = f.at("sub_format").integer(0, 1 << 20);
   if (f.has("c0_format")) t.c0_format = f.at("c0_format").integer(0, 1 << 20);
   t.is_view = f.at("is_view").boolean();
@@ -192,6 +192,7 @@ std::vector<Attr> read_attrs(const Field& f) {
                                    dtype));
     attr.kind = kind->second;
     attr.index = a.at("index").integer(0, 1 << 20);
+    attr.position = i;
     attr.value = read_attr_value(a.at("value"), attr.kind);
     for (const Attr& other : attrs)
       if (other.name == attr.name)

@@ -13,9 +13,11 @@ using common::Json;
 
 /// One tensor of an op call, as validated from an op-statistics record.
 struct Tensor {
-  std::string dtype;                // lower case, no DT_ prefix: float, float16, bfloat16, int64, ...
-  std::string format;               // storage format: ND, NCHW, FRACTAL_NZ, ...
-  std::vector<std::int64_t> shape;  // storage shape
+  std::string dtype;                       // lower case, no DT_ prefix: float, float16, bfloat16, int64, ...
+  std::string format;                      // storage format: ND, NCHW, FRACTAL_NZ, ...
+  std::vector<std::int64_t> shape;         // storage shape
+  std::string origin_format;               // the logical layout (not part of the identity)
+  std::vector<std::int64_t> origin_shape;  // the logical shape (not part of the identity)
   std::optional<std::int64_t> sub_format, c0_format;
   bool is_view = false;
   std::vector<std::int64_t> stride;  // only with is_view
@@ -41,6 +43,7 @@ struct Attr {
   std::string name;
   std::string kind;
   std::int64_t index = 0;
+  std::size_t position = 0;  // where it stands in the record's attrs array (for JSON pointers)
   Json value;
 };
 

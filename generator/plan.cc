@@ -5,6 +5,7 @@
 
 #include "common/error.h"
 #include "common/sha256.h"
+#include "generator/shape_rules.h"
 
 namespace skb::generator {
 
@@ -30,6 +31,8 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
         if (std::find(t->dtypes.begin(), t->dtypes.end(), tensor.dtype) == t->dtypes.end())
           return fmt::format("dtype {}", tensor.dtype);
         if (!tensor.is_contiguous()) return "a non-contiguous view";
+        if (!tc.formats.empty() && std::find(tc.formats.begin(), tc.formats.end(), tensor.format) == tc.formats.end())
+          return fmt::format("format {}", tensor.format);
       }
     }
   }
@@ -59,6 +62,7 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
   plan.distinct_kernels = scan.distinct.size();
   std::map<std::string, Kernel> dynamic;
   for (const auto& [signature, record] : scan.distinct) {
+    if (!has_shape_rules(record.op_type)) ++plan.shapes_unchecked[record.op_type];
     std::string why = unsupported_reason(record, tc);
     if (!why.empty()) {
       ++plan.unsupported[record.op_type];

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
+#include "generator/shape_rules.h"
 
 namespace skb::generator {
 
@@ -22,6 +23,7 @@ void scan_one(const std::filesystem::path& file, Partial& out) {
   try {
     std::string text = common::read_file(file, kMaxStatsFileSize);
     OpRecord record = parse_op_record(common::parse_json(text));
+    check_shapes(record);  // nothing computes with shapes that contradict their op
     std::string sig = canonical_signature(record);
     out.distinct.try_emplace(std::move(sig), std::move(record));
     ++out.records;

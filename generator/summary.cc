@@ -17,6 +17,7 @@ std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolcha
                     {"planned_total", statics},
                     {"unsupported", plan.unsupported},
                     {"unsupported_reason", plan.unsupported_reason},
+                    {"shapes_unchecked", plan.shapes_unchecked},
                     {"kernels", plan.kernels.size()},
                     {"toolchain", {{"name", tc.name}, {"profile", tc.profile.string()}, {"identity", tc.identity}}},
                     {"soc", tc.soc}};
@@ -38,6 +39,10 @@ std::string summary_text(const ScanResult& scan, const Plan& plan) {
       first = false;
     }
     text += ")";
+  }
+  if (!plan.shapes_unchecked.empty()) {
+    text += "; shapes not checked (no rules for the op):";
+    for (const auto& [op, n] : plan.shapes_unchecked) text += fmt::format(" {} {}", op, n);
   }
   return text;
 }

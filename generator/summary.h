@@ -7,7 +7,8 @@
 namespace skb::generator {
 
 /// OUT/summary.json: files_scanned, files_rejected [{file, error}], records, distinct_kernels,
-/// planned {op: n}, unsupported {op: n}, unsupported_reason {op: why}, kernels, toolchain, soc.
+/// planned {op: n}, unsupported {op: n}, unsupported_reason {op: why},
+/// shapes_unchecked {op: n} (distinct records of ops without shape rules), kernels, toolchain, soc.
 std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolchain& toolchain);
 
 /// Two or three lines for people.

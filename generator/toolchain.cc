@@ -62,6 +62,7 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const s
   tc.entry = p.entry;
   tc.dynamic_entry = p.dynamic_entry;
   tc.list_separator = p.list_separator;
+  tc.formats = p.formats;
 
   const std::map<std::string, std::string> fixed = {
       {"template_dir", template_dir.string()}, {"soc", tc.soc}, {"compiler", tc.compiler}};

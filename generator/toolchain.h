@@ -32,6 +32,7 @@ struct Toolchain {
   /// What separates the values of a list in a -D macro ("16,32"): ",", or "\\," for nvcc.
   std::string list_separator = ",";
   std::string soc;
+  std::vector<std::string> formats;  // storage formats its templates lay out; empty: any
   std::map<std::string, OpTemplate> ops;
   /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,
   /// entries and the shared headers: what every kernel of this toolchain depends on.

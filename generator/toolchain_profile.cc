@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <algorithm>
 #include <set>
 
 #include "common/error.h"
@@ -69,7 +70,7 @@ ProfileSpec parse_profile_spec(const Json& doc) {
       "name",    "description", "compiler", "identify",      "command",
       "flags",   "suffix",      "entry",    "dynamic_entry", "template_dir",
       "headers", "default_soc", "launcher", "ops",           "define_list_separator",
-      "link"};
+      "link",    "formats"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -117,6 +118,16 @@ ProfileSpec parse_profile_spec(const Json& doc) {
     p.headers = string_list(headers);
     for (const auto& h : p.headers)
       if (h.empty()) throw FieldError(headers.pointer(), "expected header paths, not an empty string");
+  }
+
+  if (root.has("formats")) {
+    Field formats = root.at("formats");
+    p.formats = string_list(formats);
+    for (const auto& f : p.formats)
+      if (f.empty() || !std::all_of(f.begin(), f.end(), [](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+          }))
+        throw FieldError(formats.pointer(), "expected format names such as \"ND\" ([A-Z0-9_]+)");
   }
 
   Field ops = root.at("ops");

@@ -18,6 +18,7 @@ struct ProfileSpec {
   std::string name, compiler, default_soc, template_dir, suffix, entry, dynamic_entry;
   std::string list_separator = ",";
   std::vector<std::string> flags, command, link, identify, launcher, headers;
+  std::vector<std::string> formats;  // storage formats the templates lay out; empty: any
   std::vector<Op> ops;  // in key order
 };
 

@@ -13,6 +13,7 @@
 #include "common/sha256.h"
 #include "generator/defines.h"
 #include "generator/op_record.h"
+#include "generator/shape_rules.h"
 #include "runtime/call_args.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
@@ -83,7 +84,10 @@ std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entr
 
 skb::generator::OpRecord parse_call(const char* op_json) {
   try {
-    return skb::generator::parse_op_record(skb::common::parse_json(op_json));
+    skb::generator::OpRecord record = skb::generator::parse_op_record(skb::common::parse_json(op_json));
+    // A kernel of any library, however it was built, is only ever given shapes that agree.
+    skb::generator::check_shapes(record);
+    return record;
   } catch (const skb::common::FieldError& e) {
     throw RuntimeError(SKB_ERR_INVALID, "op description: " + e.describe());
   }

@@ -1,12 +1,14 @@
-// An op-statistics record, as skb-generate reads each file of a dump: parse, validate, and
-// derive the kernel's identity and -D macros. Property: every macro is NAME=VALUE with a C
-// identifier name and a value that needs no quoting in a shell or a Ninja file.
+// An op-statistics record, as skb-generate reads each file of a dump: parse, validate, check its
+// shapes against its op, and derive the kernel's identity and -D macros. Properties: every macro
+// is NAME=VALUE with a C identifier name and a value that needs no quoting in a shell or a Ninja
+// file; checking shapes never crashes, whatever a record that parses holds.
 #include <string>
 
 #include "common/error.h"
 #include "common/json_input.h"
 #include "generator/defines.h"
 #include "generator/op_record.h"
+#include "generator/shape_rules.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -27,6 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   generator::OpRecord record;
   try {
     record = generator::parse_op_record(common::parse_json(fuzz_text(data, size)));
+    generator::check_shapes(record);
   } catch (const common::FieldError&) {
     return 0;
   } catch (const common::Error&) {

@@ -81,6 +81,46 @@ put("op_record", "hostile_truncated.json", dumps(base)[:-7])
 put("op_record", "hostile_duplicate_keys.json", dumps(base)[:-1] + ', "op_type": "Mul"}')
 put("op_record", "hostile_bad_utf8.json", dumps(base).replace('"Add"', '"A\\udc00dd"').encode() + b"\xc3\x28")
 
+
+# Records that parse but contradict their op: a kernel built or run from one would compute with
+# shapes nobody checked (matmul k under transposes, broadcasting, axes, a permutation, norms).
+def by_op(op):
+    return next(r for r in records if r.get("op_type") == op)
+
+
+def set_tensor(side, i, shape):
+    def change(r):
+        r[side][i]["shape"] = shape
+        r[side][i]["origin_shape"] = shape
+    return change
+
+
+def set_attr(name, value):
+    def change(r):
+        next(a for a in r["attrs"] if a["name"] == name)["value"] = value
+    return change
+
+
+def all_of(*changes):
+    def change(r):
+        for c in changes:
+            c(r)
+    return change
+
+
+variant("shape_matmul_transpose_x2", set_attr("transpose_x2", True), mm)  # x2 laid out as if false
+variant("shape_bmm_adj_x2", all_of(set_tensor("inputs", 0, [1, 2, 16, 32]), set_tensor("inputs", 1, [1, 2, 32, 48]),
+                                   set_tensor("outputs", 0, [1, 2, 16, 48]), set_attr("adj_x2", True)),
+        by_op("BatchMatMulV2"))
+variant("shape_output_larger", set_tensor("outputs", 0, [16, 4096]))
+variant("shape_no_broadcast", set_tensor("inputs", 1, [3, 32]))
+variant("shape_softmax_axis", set_attr("axes", [7]), by_op("SoftmaxV2"))
+variant("shape_transpose_perm", lambda r: r["inputs"][1].__setitem__("const_data", [0, 0, 1, 3]), by_op("Transpose"))
+variant("shape_layernorm_gamma", set_tensor("inputs", 1, [31]), by_op("LayerNorm"))
+variant("shape_rmsnorm_rstd", set_tensor("outputs", 1, [16, 32]), by_op("RmsNorm"))
+variant("shape_cast_dst_type", set_attr("dst_type", 1), by_op("Cast"))
+variant("shape_missing_input", lambda r: r.__setitem__("inputs", r["inputs"][:1]))
+
 # --- toolchain profiles ---------------------------------------------------------------------
 for path in sorted(glob.glob(os.path.join(top, "templates", "toolchains", "*.json"))):
     put("toolchain_profile", os.path.basename(path), open(path, "rb").read())

@@ -265,5 +265,79 @@ TEST_P(KernelTest, DynamicKernelMatchesReference) { run_and_check(GetParam(), tr
 INSTANTIATE_TEST_SUITE_P(HostTemplates, KernelTest, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.label; });
 
+// Records whose shapes contradict their op (skb-generate refuses them; here they bypass it):
+// their static kernels must not compile, and the compile step reports that for the kernel and
+// leaves nothing of it.
+std::vector<Case> contradictions() {
+  std::vector<Case> c;
+  c.push_back({"matmul_k", "MatMulV2", {T("float", {4, 5}), T("float", {6, 3})}, {T("float", {4, 3})}});
+  c.push_back(
+      {"matmul_bias", "MatMulV2", {T("float", {4, 5}), T("float", {5, 3}), T("float", {4})}, {T("float", {4, 3})}});
+  c.push_back({"bmm_adj",
+               "BatchMatMulV2",
+               {T("float", {2, 4, 5}), T("float", {2, 5, 3})},
+               {T("float", {2, 4, 3})},
+               Json::array({A("adj_x2", 0, "bool", true)})});
+  c.push_back({"add_broadcast", "Add", {T("float", {4, 5}), T("float", {3, 5})}, {T("float", {4, 5})}});
+  c.push_back({"relu_output", "Relu", {T("float", {4})}, {T("float", {5})}});
+  c.push_back({"softmax_axis",
+               "SoftmaxV2",
+               {T("float", {4, 5})},
+               {T("float", {4, 5})},
+               Json::array({A("axes", 0, "list_int", {2})})});
+  c.push_back({"layernorm_gamma",
+               "LayerNorm",
+               {T("float", {4, 6}), T("float", {5}), T("float", {5})},
+               {T("float", {4, 6}), T("float", {4, 1}), T("float", {4, 1})},
+               Json::array({A("begin_norm_axis", 0, "int", -1), A("begin_params_axis", 1, "int", -1)})});
+  c.push_back(
+      {"rmsnorm_rstd", "RmsNorm", {T("float", {4, 6}), T("float", {6})}, {T("float", {4, 6}), T("float", {6})}});
+  c.push_back({"transpose_perm", "Transpose", {T("float", {4, 6}), Perm({0, 0})}, {T("float", {4, 4})}});
+  return c;
+}
+
+TEST(KernelTemplates, AStaticKernelWhoseConstantsContradictEachOtherDoesNotCompile) {
+  Built& b = Built::get();
+  ASSERT_EQ(b.error, "");
+  fs::path dir = fs::path(SKB_TEST_SCRATCH) / "kernels_contradicting";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path host = fs::path(SKB_TEST_TEMPLATES) / "kernels" / "host";
+  for (const Case& c : contradictions()) {
+    generator::OpRecord rec = generator::parse_op_record(record_json(c));  // not checked against its op
+    std::string name = c.op + "_00000000000000000000000000000000";
+    std::vector<std::string> argv = {SKB_GENERATE_EXE,
+                                     "compile-step",
+                                     "--dir",
+                                     dir.string(),
+                                     "--name",
+                                     name,
+                                     "--op",
+                                     c.op,
+                                     "--variant",
+                                     "static",
+                                     "--suffix",
+                                     ".so",
+                                     "--entry",
+                                     "skb_kernel",
+                                     "--toolchain-id",
+                                     "test",
+                                     "--",
+                                     "c++",
+                                     "-std=c++17",
+                                     "-fPIC",
+                                     "-shared",
+                                     "-I" + host.string(),
+                                     "-I" + (host / ".." / "common").string()};
+    for (const auto& d : generator::kernel_defines(rec, generator::Variant::kStatic)) argv.push_back(d);
+    argv.insert(argv.end(), {"-o", "@OUT@", b.tc.find(c.op)->source.string()});
+    auto r = common::run_process(argv, true);
+    EXPECT_NE(r.exit_code, 0) << c.label;
+    EXPECT_NE(r.output.find("contradict each other"), std::string::npos) << c.label << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / (name + ".so"))) << c.label;
+    EXPECT_FALSE(fs::exists(dir / (name + ".json"))) << c.label;
+  }
+}
+
 }  // namespace
 }  // namespace skb::test

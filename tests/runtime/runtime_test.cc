@@ -14,41 +14,12 @@
 #include "common/process.h"
 #include "runtime/reference/tensors.h"
 #include "skb/runtime.h"
+#include "tests/support/records.h"
 
 namespace skb::test {
 namespace {
 namespace fs = std::filesystem;
 using common::Json;
-
-Json tensor(const char* dtype, std::vector<std::int64_t> shape, int index) {
-  return {{"name", fmt::format("t{}", index)},
-          {"index", index},
-          {"param_type", "required"},
-          {"dtype", dtype},
-          {"format", "ND"},
-          {"shape", shape},
-          {"origin_format", "ND"},
-          {"origin_shape", shape},
-          {"is_view", false},
-          {"value_depend", false}};
-}
-
-// Vectors, not Json: `{tensor(...)}` as a Json argument is a copy for clang, an array for gcc.
-Json record(const char* op, std::vector<Json> inputs, std::vector<Json> outputs, std::vector<Json> attrs = {}) {
-  return {{"op_type", op},
-          {"inputs", Json(std::move(inputs))},
-          {"outputs", Json(std::move(outputs))},
-          {"attrs", Json(std::move(attrs))},
-          {"deterministic", "false"},
-          {"deterministic_level", 0},
-          {"impl_mode", "high_performance"},
-          {"tune_mode", "all"},
-          {"platform_info", {{"cube_core_cnt", 24}, {"vector_core_cnt", 48}}}};
-}
-
-Json attr(const char* name, int index, const char* dtype, Json value) {
-  return {{"name", name}, {"index", index}, {"dtype", dtype}, {"value", std::move(value)}};
-}
 
 Json add_record() {
   return record("Add", {tensor("float", {4, 5}, 0), tensor("float", {4, 5}, 1)}, {tensor("float", {4, 5}, 0)});
@@ -153,31 +124,32 @@ TEST(Runtime, EveryFieldOfTheSignatureChangesTheMatch) {
   ASSERT_EQ(base.rc, SKB_OK) << skb_last_error();
   ASSERT_EQ(skb_op_kind(base.op), SKB_KERNEL_STATIC);
   using Edit = std::pair<std::string, Json>;  // JSON pointer, new value
-  const std::vector<Edit> changes = {
-      {"/op_type", "BatchMatMulV2"},
-      {"/inputs/0/shape", {5, 8}},
-      {"/inputs/1/shape", {7, 4}},
-      {"/outputs/0/shape", {5, 4}},
-      {"/inputs/0/dtype", "float16"},
-      {"/outputs/0/dtype", "bfloat16"},
-      {"/inputs/0/format", "NCHW"},
-      {"/inputs/2", tensor("float", {3}, 2)},
-      {"/attrs/0/value", true},
-      {"/attrs/1/value", true},
-      {"/attrs/1/name", "transpose_b"},
-      {"/impl_mode", "high_precision"},
-      {"/deterministic", "true"},
-      {"/deterministic_level", 1},
-      {"/platform_info/cube_core_cnt", 20},
-      {"/platform_info/vector_core_cnt", 40},
-      {"/extra_params", {{"opt", 1}}},
+  // Each change keeps the call consistent with its op (a contradiction is refused: ShapeProperty).
+  const std::vector<std::vector<Edit>> changes = {
+      {{"/op_type", "BatchMatMulV2"}},
+      {{"/inputs/0/shape", {5, 8}}, {"/inputs/1/shape", {8, 3}}},
+      {{"/inputs/1/shape", {7, 4}}, {"/outputs/0/shape", {5, 4}}},
+      {{"/inputs/0/dtype", "float16"}},
+      {{"/outputs/0/dtype", "bfloat16"}},
+      {{"/inputs/0/format", "NCHW"}},
+      {{"/inputs/2", tensor("float", {3}, 2)}},
+      {{"/attrs/0/value", true}, {"/inputs/0/shape", {7, 5}}},
+      {{"/attrs/1/value", true}, {"/inputs/1/shape", {3, 7}}},
+      {{"/attrs/1/name", "transpose_b"}},
+      {{"/impl_mode", "high_precision"}},
+      {{"/deterministic", "true"}},
+      {{"/deterministic_level", 1}},
+      {{"/platform_info/cube_core_cnt", 20}},
+      {{"/platform_info/vector_core_cnt", 40}},
+      {{"/extra_params", {{"opt", 1}}}},
   };
-  for (const auto& [pointer, value] : changes) {
+  for (const auto& edits : changes) {
     Json rec = matmul_record();
-    rec[Json::json_pointer(pointer)] = value;
+    for (const auto& [pointer, value] : edits) rec[Json::json_pointer(pointer)] = value;
+    const std::string& pointer = edits[0].first;
     Op op(rt.rt, rec);
     EXPECT_TRUE(op.rc == SKB_ERR_NOT_FOUND || (op.rc == SKB_OK && skb_op_kind(op.op) == SKB_KERNEL_DYNAMIC))
-        << pointer << ": rc " << op.rc << " " << op.name();
+        << pointer << ": rc " << op.rc << " " << op.name() << " " << skb_last_error();
     EXPECT_NE(op.name(), base.name()) << pointer;
   }
   // What does not make another kernel does not change the match.

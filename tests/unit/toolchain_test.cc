@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "generator/plan.h"
 #include "generator/toolchain.h"
 #include "test_util.h"
+#include "tests/support/records.h"
 
 namespace skb::generator {
 namespace {
@@ -63,8 +65,21 @@ TEST(Toolchain, BadFieldsAreNamed) {
   p["ops"]["Relu"]["template"] = "missing.cc";
   EXPECT_NE(load_error(p).find("/ops/Relu/template: expected a file"), std::string::npos);
   p = minimal_profile();
+  p["formats"] = {"ND", "fractal nz"};
+  EXPECT_EQ(load_error(p), "/formats: expected format names such as \"ND\" ([A-Z0-9_]+)");
+  p = minimal_profile();
   p["colour"] = "blue";
   EXPECT_EQ(load_error(p), "/colour: expected no such field (unknown key)");
+}
+
+TEST(Toolchain, ARecordInAFormatItsTemplatesDoNotLayOutIsUnsupported) {
+  Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
+  Json r = test::record("Relu", {test::tensor("float", {4, 16}, 0)}, {test::tensor("float", {4, 16}, 0)});
+  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "");
+  r["inputs"][0]["format"] = "FRACTAL_NZ";
+  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "format FRACTAL_NZ");
+  tc.formats.clear();  // a profile without "formats" takes every format
+  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "");
 }
 
 TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {

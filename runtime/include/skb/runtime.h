@@ -24,7 +24,8 @@ typedef struct skb_op skb_op;
 /** Status codes. */
 enum {
   SKB_OK = 0,
-  SKB_ERR_INVALID = 1,   /* bad argument, or an op description that is not a valid record */
+  SKB_ERR_INVALID = 1,   /* bad argument, an op description that is not a valid record, or one whose
+                            shapes contradict its op (e.g. a matmul's k under its transposes) */
   SKB_ERR_NOT_FOUND = 2, /* no static and no dynamic kernel for this call */
   SKB_ERR_INTEGRITY = 3, /* a kernel's bytes do not match the index: refused, never loaded */
   SKB_ERR_LOAD = 4,      /* the library, its index or a kernel could not be read or loaded */
@@ -50,7 +51,9 @@ const char* skb_last_error(void);
 
 void skb_runtime_close(skb_runtime* rt);
 
-/** Resolves an op call (an op-statistics record as JSON text) to a kernel, verified and loaded. */
+/** Resolves an op call (an op-statistics record as JSON text) to a kernel, verified and loaded.
+    A call whose shapes contradict its op is refused with SKB_ERR_INVALID, whatever library
+    the kernel came from. */
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
 
 /** Runs the kernel on buffers laid out as the record describes (one pointer per input and output

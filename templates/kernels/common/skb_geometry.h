@@ -27,22 +27,42 @@ constexpr Dims dims(A... a) {
   return Dims{(int)sizeof...(A), {(int64_t)a...}};
 }
 
+/// A shape a kernel can index: rank in [0, SKB_MAX_RANK], no negative extent (a dynamic call's
+/// shape of rank -1 is absent or was refused).
+constexpr bool valid(Dims a) {
+  if (a.rank < 0 || a.rank > SKB_MAX_RANK) return false;
+  for (int i = 0; i < a.rank; ++i)
+    if (a.d[i] < 0) return false;
+  return true;
+}
+
+constexpr bool same(Dims a, Dims b) {
+  if (a.rank != b.rank) return false;
+  for (int i = 0; i < a.rank; ++i)
+    if (a.d[i] != b.d[i]) return false;
+  return true;
+}
+
 /// NumPy broadcasting of two operands a, b to the output o: per output axis its extent and each
-/// operand's stride (0 where the operand is broadcast).
+/// operand's stride (0 where the operand is broadcast). ok: o is a and b broadcast.
 struct Broadcast {
   int rank;
   int64_t out[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];
   int64_t n;
+  bool ok;
 };
 
 constexpr Broadcast broadcast(Dims a, Dims b, Dims o) {
   Broadcast p{};
+  if (!valid(a) || !valid(b) || !valid(o)) return p;
+  p.ok = a.rank <= o.rank && b.rank <= o.rank;
   p.rank = o.rank;
   p.n = o.numel();
   int64_t stride_a = 1, stride_b = 1;
   for (int i = o.rank - 1; i >= 0; --i) {
     int ia = i - (o.rank - a.rank), ib = i - (o.rank - b.rank);
     int64_t da = ia >= 0 ? a.d[ia] : 1, db = ib >= 0 ? b.d[ib] : 1;
+    p.ok = p.ok && (da == o.d[i] || da == 1) && (db == o.d[i] || db == 1) && (da == o.d[i] || db == o.d[i]);
     p.out[i] = o.d[i];
     p.sa[i] = (da == 1 && o.d[i] != 1) ? 0 : stride_a;
     p.sb[i] = (db == 1 && o.d[i] != 1) ? 0 : stride_b;
@@ -53,13 +73,15 @@ constexpr Broadcast broadcast(Dims a, Dims b, Dims o) {
 }
 
 /// A (batched) matrix product y = op(a) x op(b): sizes, transposes, and the batch axes with each
-/// operand's batch stride in matrices (0 where broadcast).
+/// operand's batch stride in matrices (0 where broadcast). ok: a and b agree on k, their batch
+/// axes broadcast, and o is batch x m x n.
 struct MatMul {
   int64_t m, n, k;
   bool ta, tb;
   int batch_rank;
   int64_t batch[SKB_MAX_RANK], sa[SKB_MAX_RANK], sb[SKB_MAX_RANK];
   int64_t batches;
+  bool ok;
 };
 
 /// The shape without its last two axes (the batch axes of a matrix operand).
@@ -71,13 +93,16 @@ constexpr Dims batch_dims(Dims d) {
 
 constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
   MatMul p{};
+  if (!valid(a) || !valid(b) || !valid(o) || a.rank < 2 || b.rank < 2 || o.rank < 2) return p;
   p.ta = ta;
   p.tb = tb;
   p.m = ta ? a.d[a.rank - 1] : a.d[a.rank - 2];
   p.k = ta ? a.d[a.rank - 2] : a.d[a.rank - 1];
   p.n = tb ? b.d[b.rank - 2] : b.d[b.rank - 1];
+  const int64_t k2 = tb ? b.d[b.rank - 1] : b.d[b.rank - 2];
   // The batch axes broadcast like any elementwise operands, strides counted in matrices.
   const Broadcast bb = broadcast(batch_dims(a), batch_dims(b), batch_dims(o));
+  p.ok = bb.ok && k2 == p.k && o.d[o.rank - 2] == p.m && o.d[o.rank - 1] == p.n;
   p.batch_rank = bb.rank;
   p.batches = bb.n;
   for (int i = 0; i < bb.rank; ++i) {

@@ -8,6 +8,7 @@ typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
 typedef skb_geom::Broadcast Params;
 static __device__ constexpr Params kP = skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0));
+SKB_REQUIRE(skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0)).ok);
 
 __device__ inline float apply(float a, float b) {
   if constexpr (SKB_OP == Add) return a + b;

@@ -27,9 +27,15 @@ typedef float TBias;
 #endif
 
 typedef skb_geom::MatMul Params;
-static __device__ constexpr Params kP = skb_geom::matmul(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),
-                                  SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1,
-                                  SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2);
+#define SKB_MATMUL                                                               \
+  skb_geom::matmul(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),               \
+                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1, \
+                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2)
+static __device__ constexpr Params kP = SKB_MATMUL;
+SKB_REQUIRE(SKB_MATMUL.ok);
+#if SKB_HAS_BIAS
+SKB_REQUIRE(skb_geom::valid(SKB_IN_DIMS(2)) && SKB_IN_DIMS(2).rank >= 1 && SKB_IN_DIMS(2).numel() == SKB_MATMUL.n);
+#endif
 
 SKB_ENTRY {
   const TA* x1 = static_cast<const TA*>(args.in[0]);

@@ -61,3 +61,6 @@ __device__ inline int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x
 #define SKB_IN_DIMS(i) skb_cu::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_cu::dims(SKB_OUT##i##_SHAPE)
 #define SKB_ENTRY extern "C" __global__ void skb_kernel(skb_args args)
+/// A kernel whose constant shapes and attributes contradict each other does not compile.
+#define SKB_REQUIRE(ok) \
+  static_assert(ok, "skb: the shapes and attributes of this kernel contradict each other (see its .info)")

@@ -8,6 +8,7 @@ typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 #endif
 static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
 static constexpr skb_cu::Dims kX = SKB_IN_DIMS(0);
+SKB_REQUIRE(kX.rank >= 1 && kAxes[0] >= -kX.rank && kAxes[0] < kX.rank && skb_geom::same(kX, SKB_OUT_DIMS(0)));
 static constexpr int kAxis = kX.axis(kAxes[0]);
 
 struct Params {

@@ -5,6 +5,7 @@ enum { Square, Relu, Gelu, FastGelu, Cast };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 static constexpr int64_t kN = SKB_IN_DIMS(0).numel();
+SKB_REQUIRE(skb_geom::valid(SKB_IN_DIMS(0)) && skb_geom::same(SKB_IN_DIMS(0), SKB_OUT_DIMS(0)));
 
 __device__ inline float apply(float x) {
   if constexpr (SKB_OP == Square) return x * x;

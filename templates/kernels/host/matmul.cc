@@ -15,8 +15,11 @@ typedef float TBias;
 #endif
 
 typedef skb_geom::MatMul Params;
-static constexpr Params make(skb_k::Dims a, skb_k::Dims b, skb_k::Dims o, bool ta, bool tb) {
-  return skb_geom::matmul(a, b, o, ta, tb);
+// ok also says that a bias holds n elements.
+static constexpr Params make(skb_k::Dims a, skb_k::Dims b, skb_k::Dims o, bool ta, bool tb, skb_k::Dims bias) {
+  Params p = skb_geom::matmul(a, b, o, ta, tb);
+  if (SKB_HAS_BIAS) p.ok = p.ok && skb_geom::valid(bias) && bias.rank >= 1 && bias.numel() == p.n;
+  return p;
 }
 
 // Register-blocked: C is computed in MR x NR tiles from A packed in MR-row panels (k x MR) and
@@ -105,17 +108,23 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 #ifndef SKB_ATTR_adj_x2
 #define SKB_ATTR_adj_x2 0
 #endif
+#if SKB_HAS_BIAS
+#define SKB_BIAS_DIMS SKB_IN_DIMS(2)
+#else
+#define SKB_BIAS_DIMS skb_k::dims()
+#endif
 static constexpr Params make_static() {
   return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),
               SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1,
-              SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2);
+              SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2, SKB_BIAS_DIMS);
 }
 #else
 static Params make_dynamic(const skb_call* c) {
   const bool mm = SKB_OP == MatMulV2;
   return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->inputs[1]), skb_k::dims(c->outputs[0]),
               skb_k::attr(c, mm ? "transpose_x1" : "adj_x1", 0, 0) != 0,
-              skb_k::attr(c, mm ? "transpose_x2" : "adj_x2", 0, 0) != 0);
+              skb_k::attr(c, mm ? "transpose_x2" : "adj_x2", 0, 0) != 0,
+              SKB_HAS_BIAS ? skb_k::dims(c->inputs[2]) : skb_k::dims());
 }
 #endif
 SKB_ENTRY(make_static, make_dynamic, run)

@@ -31,13 +31,27 @@ typedef float TS2;
 struct Params {
   int64_t outer, len, gamma_len;
   float eps;
+  bool ok;  // y has x's shape; gamma, beta and the statistics hold what is read and written
 };
 
-static constexpr Params make(skb_k::Dims x, skb_k::Dims gamma, int64_t begin_axis, double eps) {
-  Params p{1, 1, gamma.numel(), (float)eps};
+// Present slots: x, gamma, y always; beta, stat1, stat2 only where SKB_HAS_* says so.
+static constexpr Params make(skb_k::Dims x, skb_k::Dims gamma, skb_k::Dims beta, skb_k::Dims y, skb_k::Dims s1,
+                             skb_k::Dims s2, int64_t begin_axis, double eps) {
+  Params p{1, 1, gamma.numel(), (float)eps, false};
+  if (!skb_geom::valid(x) || x.rank < 1 || !skb_geom::valid(gamma) || !skb_geom::same(x, y)) return p;
+  if (SKB_OP == LayerNorm ? (begin_axis < -x.rank || begin_axis >= x.rank) : (gamma.rank < 1 || gamma.rank > x.rank))
+    return p;
   int axis = SKB_OP == LayerNorm ? x.axis(begin_axis) : x.rank - gamma.rank;
   for (int i = 0; i < x.rank; ++i) (i < axis ? p.outer : p.len) *= x.d[i];
-  if (p.gamma_len <= 0) p.gamma_len = 1;
+  // gamma (and beta) hold the trailing axes of x: from begin_params_axis, or the normalized ones.
+  if (gamma.rank < 1 || gamma.rank > x.rank) return p;
+  for (int i = 0; i < gamma.rank; ++i)
+    if (gamma.d[i] != x.d[x.rank - gamma.rank + i]) return p;
+  if (p.gamma_len <= 0) return p;
+  if (SKB_HAS_BETA && (!skb_geom::valid(beta) || beta.numel() != p.gamma_len)) return p;
+  if (SKB_HAS_STAT1 && (!skb_geom::valid(s1) || s1.numel() != p.outer)) return p;
+  if (SKB_HAS_STAT2 && (!skb_geom::valid(s2) || s2.numel() != p.outer)) return p;
+  p.ok = true;
   return p;
 }
 
@@ -85,12 +99,31 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 #ifndef SKB_ATTR_epsilon
 #define SKB_ATTR_epsilon (SKB_OP == LayerNorm ? 1e-7 : 1e-6)
 #endif
+#if SKB_HAS_BETA
+#define SKB_BETA_DIMS SKB_IN_DIMS(2)
+#else
+#define SKB_BETA_DIMS skb_k::dims()
+#endif
+#if SKB_HAS_STAT1
+#define SKB_STAT1_DIMS SKB_OUT_DIMS(1)
+#else
+#define SKB_STAT1_DIMS skb_k::dims()
+#endif
+#if SKB_HAS_STAT2
+#define SKB_STAT2_DIMS SKB_OUT_DIMS(2)
+#else
+#define SKB_STAT2_DIMS skb_k::dims()
+#endif
 static constexpr Params make_static() {
-  return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_ATTR_begin_norm_axis, SKB_ATTR_epsilon);
+  return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_BETA_DIMS, SKB_OUT_DIMS(0), SKB_STAT1_DIMS, SKB_STAT2_DIMS,
+              SKB_ATTR_begin_norm_axis, SKB_ATTR_epsilon);
 }
 #else
 static Params make_dynamic(const skb_call* c) {
-  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->inputs[1]), (int64_t)skb_k::attr(c, "begin_norm_axis", 0, 0),
+  using skb_k::dims;
+  return make(dims(c->inputs[0]), dims(c->inputs[1]), SKB_HAS_BETA ? dims(c->inputs[2]) : dims(), dims(c->outputs[0]),
+              SKB_HAS_STAT1 ? dims(c->outputs[1]) : dims(), SKB_HAS_STAT2 ? dims(c->outputs[2]) : dims(),
+              (int64_t)skb_k::attr(c, "begin_norm_axis", 0, 0),
               skb_k::attr(c, "epsilon", 0, SKB_OP == LayerNorm ? 1e-7 : 1e-6));
 }
 #endif

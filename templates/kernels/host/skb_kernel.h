@@ -25,10 +25,26 @@ namespace skb_k {
 using skb_geom::Dims;
 using skb_geom::dims;
 
+/// A dynamic call's shape; rank -1 (not valid()) when it is absent or out of range: a rank above
+/// SKB_MAX_RANK, an extent outside [0, 2^31), more than 2^40 elements.
 static inline Dims dims(const skb_shape& s) {
-  Dims r{s.rank < 0 ? 0 : s.rank, {}};
-  for (int i = 0; i < r.rank && i < SKB_MAX_RANK; ++i) r.d[i] = s.dims[i];
+  Dims r{-1, {}};
+  if (s.rank < 0 || s.rank > SKB_MAX_RANK) return r;
+  int64_t n = 1;
+  for (int i = 0; i < s.rank; ++i) {
+    if (s.dims[i] < 0 || s.dims[i] > INT32_MAX) return r;
+    r.d[i] = s.dims[i];
+    if (r.d[i] > 0 && n > (INT64_C(1) << 40) / r.d[i]) return r;
+    n *= r.d[i] > 0 ? r.d[i] : 1;
+  }
+  r.rank = s.rank;
   return r;
+}
+
+/// A dynamic call with exactly the slots the kernel was built for.
+static inline bool call_fits(const skb_call* c, int inputs, int outputs) {
+  return c && c->num_inputs == inputs && c->num_outputs == outputs && (inputs == 0 || c->inputs) &&
+         (outputs == 0 || c->outputs) && c->num_attrs >= 0 && (c->num_attrs == 0 || c->attrs);
 }
 
 /// An attribute of a dynamic call, or def when absent.
@@ -51,20 +67,28 @@ static inline void* alloc_floats(int64_t n) { return malloc((size_t)(n > 0 ? n :
 #error "compile with exactly one of -DSKB_STATIC and -DSKB_DYNAMIC"
 #endif
 
+// Every template's parameters have `ok`: its shapes and attributes agree with each other. A
+// static kernel whose constants contradict each other does not compile; a dynamic one returns
+// SKB_KERNEL_BAD_CALL before it touches a buffer.
 #ifdef SKB_STATIC
 /// Shape of input/output i as a constant expression.
 #define SKB_IN_DIMS(i) skb_k::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_k::dims(SKB_OUT##i##_SHAPE)
 /// Defines the entry point: the parameters are a constant the compiler folds into `run`.
-#define SKB_ENTRY(make_static, make_dynamic, run)                                 \
-  SKB_EXPORT SKB_CLONES int skb_kernel(const void* const* in, void* const* out) { \
-    static constexpr auto params = make_static();                                 \
-    return run(params, in, out);                                                  \
+#define SKB_ENTRY(make_static, make_dynamic, run)                                      \
+  static_assert(make_static().ok,                                                      \
+                "skb: the shapes and attributes of this kernel contradict each other " \
+                "(its record should have been refused: see the kernel's .info)");      \
+  SKB_EXPORT SKB_CLONES int skb_kernel(const void* const* in, void* const* out) {      \
+    static constexpr auto params = make_static();                                      \
+    return run(params, in, out);                                                       \
   }
 #else
 #define SKB_ENTRY(make_static, make_dynamic, run)                                                               \
   SKB_EXPORT SKB_CLONES int skb_kernel_dynamic(const skb_call* call, const void* const* in, void* const* out) { \
+    if (!skb_k::call_fits(call, SKB_NUM_INPUTS, SKB_NUM_OUTPUTS)) return SKB_KERNEL_BAD_CALL;                   \
     const auto params = make_dynamic(call);                                                                     \
+    if (!params.ok) return SKB_KERNEL_BAD_CALL;                                                                 \
     return run(params, in, out);                                                                                \
   }
 #endif

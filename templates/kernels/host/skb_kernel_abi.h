@@ -9,6 +9,10 @@ extern "C" {
 
 #define SKB_MAX_RANK 8
 
+/** What a dynamic kernel returns, touching no buffer, for a call whose shapes or attributes
+    contradict each other or the kernel's parameters. */
+#define SKB_KERNEL_BAD_CALL 2
+
 /** A tensor's shape, for dynamic kernels. */
 typedef struct skb_shape {
   int32_t rank;

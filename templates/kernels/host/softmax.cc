@@ -7,11 +7,15 @@ typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
 struct Params {
   int64_t outer, len, inner;
+  bool ok;  // the axis is one of x's, y has x's shape
 };
 
-static constexpr Params make(skb_k::Dims x, int64_t axis_attr) {
+static constexpr Params make(skb_k::Dims x, skb_k::Dims y, int64_t axis_attr) {
+  Params p{1, 1, 1, false};
+  if (!skb_geom::valid(x) || x.rank < 1 || axis_attr < -x.rank || axis_attr >= x.rank || !skb_geom::same(x, y))
+    return p;
+  p.ok = true;
   int axis = x.axis(axis_attr);
-  Params p{1, 1, 1};
   for (int i = 0; i < x.rank; ++i) {
     if (i < axis)
       p.outer *= x.d[i];
@@ -46,10 +50,10 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 #define SKB_ATTR_axes -1
 #endif
 static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
-static constexpr Params make_static() { return make(SKB_IN_DIMS(0), kAxes[0]); }
+static constexpr Params make_static() { return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0), kAxes[0]); }
 #else
 static Params make_dynamic(const skb_call* c) {
-  return make(skb_k::dims(c->inputs[0]), (int64_t)skb_k::attr(c, "axes", 0, -1));
+  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->outputs[0]), (int64_t)skb_k::attr(c, "axes", 0, -1));
 }
 #endif
 SKB_ENTRY(make_static, make_dynamic, run)

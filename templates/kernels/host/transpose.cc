@@ -10,10 +10,19 @@ struct Params {
   int rank;
   int64_t out[SKB_MAX_RANK], stride[SKB_MAX_RANK];  // stride of x along each output axis
   int64_t n;
+  bool ok;  // perm is a permutation of x's axes (perm_len of them) and y is x permuted
 };
 
-static constexpr Params make(skb_k::Dims x, const int64_t* perm) {
+static constexpr Params make(skb_k::Dims x, const int64_t* perm, int perm_len, skb_k::Dims y) {
   Params p{};
+  if (!skb_geom::valid(x) || !skb_geom::valid(y) || perm_len != x.rank || y.rank != x.rank) return p;
+  bool seen[SKB_MAX_RANK] = {};
+  for (int i = 0; i < x.rank; ++i) {
+    if (perm[i] < -x.rank || perm[i] >= x.rank || seen[x.axis(perm[i])]) return p;
+    seen[x.axis(perm[i])] = true;
+    if (y.d[i] != x.d[x.axis(perm[i])]) return p;
+  }
+  p.ok = true;
   p.rank = x.rank;
   int64_t xs[SKB_MAX_RANK] = {0};
   int64_t s = 1;
@@ -59,15 +68,21 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 
 #ifdef SKB_STATIC
 static constexpr int64_t kPerm[SKB_MAX_RANK + 1] = {SKB_IN1_CONST};
-static constexpr Params make_static() { return make(SKB_IN_DIMS(0), kPerm); }
+static constexpr Params make_static() { return make(SKB_IN_DIMS(0), kPerm, SKB_IN1_CONST_LEN, SKB_OUT_DIMS(0)); }
 SKB_ENTRY(make_static, unused, run)
 #else
 typedef SKB_DT(SKB_IN1_DTYPE) TPerm;
 SKB_EXPORT int skb_kernel_dynamic(const skb_call* c, const void* const* in, void* const* out) {
-  const skb_k::Dims x = skb_k::dims(c->inputs[0]);
+  if (!skb_k::call_fits(c, 2, 1)) return SKB_KERNEL_BAD_CALL;
+  const skb_k::Dims x = skb_k::dims(c->inputs[0]), perm_shape = skb_k::dims(c->inputs[1]);
+  // perm holds one value per axis of x: read no more than that.
+  if (!skb_geom::valid(x) || !skb_geom::valid(perm_shape) || perm_shape.rank != 1 || perm_shape.d[0] != x.rank)
+    return SKB_KERNEL_BAD_CALL;
   const TPerm* perm_in = static_cast<const TPerm*>(in[1]);
   int64_t perm[SKB_MAX_RANK] = {0};
   for (int i = 0; i < x.rank; ++i) perm[i] = (int64_t)perm_in[i];
-  return run(make(x, perm), in, out);
+  const Params p = make(x, perm, x.rank, skb_k::dims(c->outputs[0]));
+  if (!p.ok) return SKB_KERNEL_BAD_CALL;
+  return run(p, in, out);
 }
 #endif

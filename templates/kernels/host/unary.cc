@@ -7,7 +7,12 @@ typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
 struct Params {
   int64_t n;
+  bool ok;  // y has x's shape
 };
+
+static constexpr Params make(skb_k::Dims x, skb_k::Dims y) {
+  return Params{x.numel(), skb_geom::valid(x) && skb_geom::same(x, y)};
+}
 
 static inline float apply(float x) {
   if constexpr (SKB_OP == Square) return x * x;
@@ -25,8 +30,8 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 }
 
 #ifdef SKB_STATIC
-static constexpr Params make_static() { return Params{SKB_IN_DIMS(0).numel()}; }
+static constexpr Params make_static() { return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0)); }
 #else
-static Params make_dynamic(const skb_call* c) { return Params{skb_k::dims(c->inputs[0]).numel()}; }
+static Params make_dynamic(const skb_call* c) { return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->outputs[0])); }
 #endif
 SKB_ENTRY(make_static, make_dynamic, run)
