@@ -99,16 +99,17 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode,
   if (sync == Sync::kDurable) fsync_dir(path.parent_path());
 }
 
-bool write_if_changed(const fs::path& path, std::string_view content) {
-  std::error_code ec;
-  if (fs::is_regular_file(path, ec) && fs::file_size(path, ec) == content.size() && !ec) {
+bool write_if_changed(const fs::path& path, std::string_view content, Sync sync) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) == content.size()) {
     try {
-      if (read_file(path) == content) return false;
+      auto old = read_file_if_exists(path, content.size());
+      if (old && *old == content) return false;
     } catch (const Error&) {
-      // unreadable: fall through and replace it
+      // unreadable, or grown meanwhile: fall through and replace it
     }
   }
-  write_atomic(path, content);
+  write_atomic(path, content, 0644, sync);
   return true;
 }
 

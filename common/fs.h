@@ -30,7 +30,7 @@ void write_atomic(const std::filesystem::path& path, std::string_view content, u
 
 /// write_atomic only when the bytes differ from what is there; returns whether it wrote.
 /// An unchanged file keeps its mtime (what ninja's restat relies on).
-bool write_if_changed(const std::filesystem::path& path, std::string_view content);
+bool write_if_changed(const std::filesystem::path& path, std::string_view content, Sync sync = Sync::kDurable);
 
 /// Creates a folder (mode 0755) when missing; throws Error when the path exists as anything but
 /// a real folder, a symlink to one included (so that nothing is ever written through it).

@@ -33,8 +33,10 @@ std::vector<fs::directory_entry> list(const fs::path& dir) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(*it);
   if (ec) throw common::Error(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+  // One folder: its entries' paths differ only in their file names, so the strings order them
+  // as their names would, without building a path per comparison.
   std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+            [](const auto& a, const auto& b) { return a.path().native() < b.path().native(); });
   return entries;
 }
 
@@ -56,7 +58,9 @@ void add_json_files(const fs::path& dir, Discovery& out) {
   out.folders.push_back(dir);
   for (const auto& e : list(dir)) {
     std::error_code ec;
-    if (e.path().extension() == ".json" && e.is_regular_file(ec)) out.files.push_back(e.path());
+    const std::string& name = e.path().native();  // *.json, not a hidden ".json"
+    if (ends_with(name, "/.json") || !ends_with(name, ".json")) continue;
+    if (e.is_regular_file(ec)) out.files.push_back(e.path());
   }
 }
 

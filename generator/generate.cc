@@ -1,6 +1,9 @@
 #include "generator/generate.h"
 
 #include <fmt/format.h>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <thread>
@@ -45,6 +48,31 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
   }
   for (const auto& p : stale) fs::remove(p, ec);
   for (const Kernel& k : plan.kernels) keep_if_complete(dir, k.name, suffix);
+}
+
+// Each kernel's signature as kernel_meta/<name>.info, on `threads` threads. Everything the
+// generator writes can be made again from the dump, as ninja treats its own outputs: atomic (no
+// reader or killed run ever sees a part), not fsynced.
+void write_infos(const fs::path& kdir, const std::vector<Kernel>& kernels, unsigned threads) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr failure;
+  auto work = [&] {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < kernels.size();)
+        common::write_if_changed(kdir / (kernels[i].name + ".info"), kernels[i].signature + "\n",
+                                 common::Sync::kAtomic);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+      next = kernels.size();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, kernels.size() / 256 + 1); ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 std::string plan_json(const Plan& plan, const Toolchain& tc) {
@@ -118,7 +146,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   if (ec) throw Error(fmt::format("{}: cannot create: {}", kdir.string(), ec.message()));
 
   tidy_kernel_dir(kdir, plan, tc.suffix);
-  for (const Kernel& k : plan.kernels) common::write_if_changed(kdir / (k.name + ".info"), k.signature + "\n");
+  constexpr auto kDerived = common::Sync::kAtomic;  // see write_infos
+  write_infos(kdir, plan.kernels, threads);
 
   ManifestInputs in;
   in.skb_generate = common::self_exe();
@@ -136,8 +165,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 
-  common::write_if_changed(out / "plan.json", plan_json(plan, tc));
-  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc));
+  common::write_if_changed(out / "plan.json", plan_json(plan, tc), kDerived);
+  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc), kDerived);
   if (!o.depfile.empty()) {
     // For a build that runs this generation as one step (CMake's DEPFILE): its output is the
     // package note, or build.ninja when there is no packaging step.
@@ -152,10 +181,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     };
     std::string text = escape((out / (in.skb_package.empty() ? "build.ninja" : "package.json")).string()) + ":";
     for (const auto& p : in.regen_inputs) text += " \\\n  " + escape(p.string());
-    common::write_if_changed(fs::absolute(o.depfile), text + "\n");
+    common::write_if_changed(fs::absolute(o.depfile), text + "\n", kDerived);
   }
   Outcome outcome;
-  outcome.manifest_written = common::write_if_changed(out / "build.ninja", write_manifest(plan, tc, in));
+  outcome.manifest_written = common::write_if_changed(out / "build.ninja", write_manifest(plan, tc, in), kDerived);
   outcome.files_rejected = scan.rejected.size();
   outcome.kernels = plan.kernels.size();
   diag.note(summary_text(scan, plan));

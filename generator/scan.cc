@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
+#include "common/sha256.h"
 #include "generator/shape_rules.h"
 
 namespace skb::generator {
@@ -19,16 +23,48 @@ struct Partial {
   std::map<std::string, OpRecord> distinct;
 };
 
-void scan_one(const std::filesystem::path& file, Partial& out) {
+// What each distinct file content came to: "" when it is a valid record (already among the
+// distinct ones), else the error every file with those bytes gets. Dumps hold the same record
+// once per rank, byte for byte: it is parsed and checked once.
+class Outcomes {
+ public:
+  std::optional<std::string> find(const std::string& digest) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = seen_.find(digest);
+    if (it == seen_.end()) return std::nullopt;
+    return it->second;
+  }
+  void put(std::string digest, std::string error) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.emplace(std::move(digest), std::move(error));
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<std::string, std::string> seen_;
+};
+
+void scan_one(const std::filesystem::path& file, Partial& out, Outcomes& outcomes) {
+  std::string digest;
   try {
     std::string text = common::read_file(file, kMaxStatsFileSize);
+    digest = common::sha256_hex(text);
+    if (auto known = outcomes.find(digest)) {
+      if (known->empty())
+        ++out.records;
+      else
+        out.rejected.push_back({file.string(), *known});
+      return;
+    }
     OpRecord record = parse_op_record(common::parse_json(text));
     check_shapes(record);  // nothing computes with shapes that contradict their op
     std::string sig = canonical_signature(record);
     out.distinct.try_emplace(std::move(sig), std::move(record));
     ++out.records;
+    outcomes.put(std::move(digest), "");
   } catch (const common::FieldError& e) {
     out.rejected.push_back({file.string(), e.describe()});
+    if (!digest.empty()) outcomes.put(std::move(digest), e.describe());
   } catch (const common::Error& e) {
     // read errors already name the file; keep only what follows it
     std::string what = e.what();
@@ -44,6 +80,7 @@ ScanResult scan_files(const std::vector<std::filesystem::path>& files, unsigned 
                       void (*progress)(std::size_t, std::size_t)) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size() / 64 + 1)));
   std::vector<Partial> parts(threads);
+  Outcomes outcomes;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   constexpr std::size_t kBatch = 32;
@@ -52,7 +89,7 @@ ScanResult scan_files(const std::vector<std::filesystem::path>& files, unsigned 
       std::size_t begin = next.fetch_add(kBatch);
       if (begin >= files.size()) break;
       std::size_t end = std::min(files.size(), begin + kBatch);
-      for (std::size_t i = begin; i < end; ++i) scan_one(files[i], part);
+      for (std::size_t i = begin; i < end; ++i) scan_one(files[i], part, outcomes);
       std::size_t now = done.fetch_add(end - begin) + (end - begin);
       if (report && progress) progress(now, files.size());
     }

@@ -13,7 +13,7 @@ skb_build >/dev/null
 work="$SKB_BUILD/bench"
 rm -rf "$work"
 mkdir -p "$work"
-files=100000 kernels=10000 packaged=3000 repeat=3 seqs=8
+files=40000 kernels=10000 packaged=3000 repeat=3 seqs=8
 if [ "${1:-}" = "--quick" ]; then files=5000 kernels=1000 packaged=300 repeat=2 seqs=4; fi
 bench() {  # name command...
   local name=$1 start=$SECONDS

@@ -18,14 +18,17 @@ def main():
     build = load(work, "build/figures.json")
     pkg = load(work, "package/figures.json")
     kern = load(work, "kernels.json")
-    g = gen["generate_100k"]
+    g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
     blas = [c["fraction_of_openblas"] for c in kern["calls"] if "fraction_of_openblas" in c]
     rows = [
-        ("generator: %d stats files / cat of the same files" % g["files"], g["ratio_to_cat"], "<= 3"),
+        ("generator, fresh: %d stats files / cat of the same files" % g["files"], g["fresh_vs_cat"], "<= 1.5"),
+        ("generator, nothing changed / cat", g["again_vs_cat"], "<= 1.2"),
+        ("generator, fresh / Python gather (sha256, json.loads of distinct)", g["fresh_vs_python"], "< 1"),
+        ("generator, nothing changed / Python gather", g["again_vs_python"], "< 1"),
         ("generator: peak memory (MiB)", {"min": g["peak_rss_mib"], "median": g["peak_rss_mib"], "max": g["peak_rss_mib"]},
-         "<= 500 MB"),
+         "< 150 MB"),
         ("no-op regeneration, %d-kernel graph / cat of its records" % k10["kernels"], k10["noop_regenerate_vs_cat"], None),
         ("no-op ninja, %d-kernel graph / ls -l of its outputs" % k10["kernels"], k10["noop_ninja_vs_ls_l"], None),
         ("compiles after adding one shape", {"min": build["one_new_shape_compiles"], "median":
