@@ -59,4 +59,23 @@ expect_eq "$(sh "$run" --list | grep -c '\.cubin$')" "$planned" "cubins listed b
 step "--dynamic is refused: the cuda toolchain has no dynamic kernels"
 if skb-generate -p dump -o outdyn --toolchain cuda --dynamic -q 2>err; then fail "--dynamic accepted"; fi
 grep -q "toolchain cuda builds no dynamic kernels" err || fail "unexpected message: $(cat err)"
-echo "ok: $planned kernels for sm_90 and sm_80"
+step "the same shape rules: a contradicting record is refused, and its constants would not compile"
+mkdir -p bad
+cp "$SKB_SOURCE/tests/fuzz/corpus/op_record/hostile_shape_matmul_transpose_x2.json" bad/
+skb-generate -p bad -o outbad --toolchain cuda -q 2>bad.err || fail "skb-generate failed: $(cat bad.err)"
+expect_eq "$(json_get outbad/summary.json 'len(j["files_rejected"])')" 1 "contradicting records rejected"
+grep -q 'hostile_shape_matmul_transpose_x2.json: /inputs/1/shape: expected \[32,128\] for MatMulV2 with transpose_x1=false, transpose_x2=true, found \[128,32\]' bad.err ||
+  fail "unexpected message: $(cat bad.err)"
+tpl=$SKB_BIN/../share/skb/templates/kernels
+for src in "matmul.cu -DSKB_IN0_SHAPE=4\\,5 -DSKB_IN1_SHAPE=6\\,3" "binary.cu -DSKB_IN0_SHAPE=4\\,5 -DSKB_IN1_SHAPE=3\\,5"; do
+  set -- $src
+  file=$1; shift
+  rc=0
+  nvcc -cubin -arch=sm_90 -std=c++17 -I"$tpl/cuda" -I"$tpl/common" -DSKB_STATIC=1 -DSKB_OP=$(case $file in matmul.cu) echo MatMulV2;; *) echo Add;; esac) \
+    -DSKB_NUM_INPUTS=2 -DSKB_NUM_OUTPUTS=1 -DSKB_IN0_DTYPE=float -DSKB_IN1_DTYPE=float -DSKB_OUT0_DTYPE=float \
+    -DSKB_IN0_FORMAT=ND -DSKB_IN1_FORMAT=ND -DSKB_OUT0_FORMAT=ND "$@" -DSKB_OUT0_SHAPE=4\\,3 -o bad.cubin "$tpl/cuda/$file" \
+    >nvcc.log 2>&1 || rc=$?
+  [ "$rc" != 0 ] || fail "$file: a kernel whose constants contradict each other compiled"
+  grep -q "contradict each other" nvcc.log || fail "$file: nvcc failed otherwise: $(head -5 nvcc.log)"
+done
+echo "ok: $planned kernels for sm_90 and sm_80; contradictions refused"
