@@ -10,17 +10,23 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "generator/defines.h"
 
 namespace skb::generator {
 namespace fs = std::filesystem;
 using common::Json;
+
+std::string op_type_of(const std::string& kernel_name) {
+  constexpr std::size_t kHash = 33;  // "_" and 32 hex digits
+  return kernel_name.size() > kHash ? kernel_name.substr(0, kernel_name.size() - kHash) : kernel_name;
+}
 
 std::string build_result_json(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
   Json j = {{"binFileName", s.name + s.suffix},
             {"binFileSuffix", s.suffix},
             {"kernelName", s.entry},
             {"name", s.name},
-            {"op_type", s.op_type},
+            {"op_type", s.op_type.empty() ? op_type_of(s.name) : s.op_type},
             {"sha256", sha256},
             {"size", size},
             {"toolchain", s.toolchain_id},
@@ -36,9 +42,28 @@ void replace_all(std::vector<std::string>& words, std::string_view placeholder, 
       word.replace(pos, placeholder.size(), value);
 }
 
+// The command with the word @DEFINES@ replaced by the kernel's -D macros, made from its .info.
+std::vector<std::string> with_defines(const CompileStep& s) {
+  auto at = std::find(s.command.begin(), s.command.end(), kDefinesPlaceholder);
+  if (at == s.command.end()) return s.command;
+  fs::path info = s.dir / (s.name + ".info");
+  std::vector<std::string> defines;
+  try {
+    defines = separate_lists(
+        kernel_defines(record_from_signature(common::parse_json(common::read_file(info, 1 << 24))), Variant::kStatic),
+        s.list_separator);
+  } catch (const common::FieldError& e) {
+    throw common::Error(fmt::format("{}: {}", info.string(), e.describe()));
+  }
+  std::vector<std::string> words(s.command.begin(), at);
+  words.insert(words.end(), defines.begin(), defines.end());
+  words.insert(words.end(), at + 1, s.command.end());
+  return words;
+}
+
 // Compiles (then links, when the command has a link step) into tmp; returns the exit code.
 int compile_into(const CompileStep& s, const fs::path& tmp) {
-  std::vector<std::string> compile = s.command, link;
+  std::vector<std::string> compile = with_defines(s), link;
   if (auto at = std::find(compile.begin(), compile.end(), kLinkSeparator); at != compile.end()) {
     link.assign(at + 1, compile.end());
     compile.erase(at, compile.end());

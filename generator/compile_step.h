@@ -16,13 +16,20 @@ struct CompileStep {
   std::string toolchain_id;
   /// The compile command; the word part "@OUT@" is the output. With a link step: the compile
   /// command writes "@OBJ@", then the word "@LINK@", then the link command from "@OBJ@" to "@OUT@".
+  /// The word "@DEFINES@" stands for the static kernel's -D macros, made from <dir>/<name>.info
+  /// (so that build.ninja need not hold them).
   std::vector<std::string> command;
+  std::string list_separator = ",";  // of list values in -D macros (the toolchain's)
 };
 
 /// Placeholders of CompileStep::command.
 inline constexpr const char* kOutPlaceholder = "@OUT@";
 inline constexpr const char* kObjPlaceholder = "@OBJ@";
 inline constexpr const char* kLinkSeparator = "@LINK@";
+inline constexpr const char* kDefinesPlaceholder = "@DEFINES@";
+
+/// The op type of a kernel name `<OpType>_<32 hex>`.
+std::string op_type_of(const std::string& kernel_name);
 
 /// Runs the compiler (and the linker) into a temp file, then publishes the kernel: the old `.json` is removed,
 /// the binary renamed into place, and the new `.json` (file name, size, sha256, entry,

@@ -83,6 +83,14 @@ std::vector<std::string> kernel_defines(const OpRecord& r, Variant variant) {
   return out;
 }
 
+std::vector<std::string> separate_lists(std::vector<std::string> defines, const std::string& separator) {
+  if (separator == ",") return defines;
+  for (auto& d : defines)
+    for (std::size_t pos = d.find(','); pos != std::string::npos; pos = d.find(',', pos + separator.size()))
+      d.replace(pos, 1, separator);
+  return defines;
+}
+
 std::string dynamic_signature(const OpRecord& r) {
   Json sig = {{"op_type", r.op_type}, {"variant", "dynamic"}};
   for (const char* side : {"inputs", "outputs"}) {

@@ -16,6 +16,9 @@ enum class Variant { kStatic, kDynamic };
 /// Values hold only [A-Za-z0-9_.,+-], so they need no quoting in a shell or a Ninja file. Sorted.
 std::vector<std::string> kernel_defines(const OpRecord& record, Variant variant);
 
+/// The macros with the commas of their list values replaced by `separator` ("\\," for nvcc).
+std::vector<std::string> separate_lists(std::vector<std::string> defines, const std::string& separator);
+
 /// The signature of the dynamic twin of a record: op type and each slot's dtypes, no shapes.
 std::string dynamic_signature(const OpRecord& record);
 

@@ -38,13 +38,17 @@ std::string ninja_command(const std::vector<std::string>& words) {
   for (const auto& w : words) {
     if (w.empty()) continue;
     if (!out.empty()) out += ' ';
-    // $name, optionally followed by a plain suffix such as .rsp: a Ninja variable, kept as is
-    std::size_t end = 1;
-    while (end < w.size() && (std::isalnum(static_cast<unsigned char>(w[end])) || w[end] == '_')) ++end;
-    bool is_var =
-        w[0] == '$' && end > 1 && std::all_of(w.begin() + static_cast<std::ptrdiff_t>(end), w.end(), [](char c) {
-          return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-        });
+    // $name, optionally followed by plain text and more variables ($out.rsp, $k/$n.info): Ninja
+    // variables, kept as they are
+    auto plain = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/';
+    };
+    bool is_var = w.size() > 1 && w[0] == '$';
+    for (std::size_t i = 0; is_var && i < w.size(); ++i)
+      if (w[i] == '$')
+        is_var = i + 1 < w.size() && (std::isalnum(static_cast<unsigned char>(w[i + 1])) || w[i + 1] == '_');
+      else
+        is_var = plain(w[i]);
     if (is_var) {
       out += w;
       continue;

@@ -1,6 +1,7 @@
 #include "generator/ninja_writer.h"
 
 #include <fmt/format.h>
+#include <map>
 
 #include "common/version.h"
 #include "generator/compile_step.h"
@@ -27,7 +28,7 @@ std::vector<std::string> compile_words(const Toolchain& tc) {
     } else if (w == "{src}") {
       words.push_back("$in");
     } else if (w == "{info}") {
-      words.push_back("$info");
+      words.push_back("$k/$n.info");
     } else {
       words.push_back(with_placeholders(w));
     }
@@ -51,6 +52,15 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("ninja_required_version = 1.10");
   line("");
   line("skb = {}", ninja_command({in.skb_generate.string()}));
+  line("k = {}", kKernelDir);
+  // One variable per template: each kernel's edge names its template by it.
+  std::map<std::string, std::string> templates;
+  for (const Kernel& k : plan.kernels) templates.emplace(k.source->source.string(), "");
+  std::size_t next_template = 0;
+  for (auto& [path, var] : templates) {
+    var = fmt::format("t{}", next_template++);
+    line("{} = {}", var, ninja_path(path));
+  }
   line("");
   line("rule regen");
   std::vector<std::string> regen = {in.skb_generate.string()};
@@ -61,41 +71,40 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("  restat = 1");
   line("  pool = console");
   line("");
-  std::vector<std::string> step = {"$skb",    "compile-step", "--dir",          kKernelDir,  "--name",   "$name",
-                                   "--op",    "$op",          "--variant",      "$variant",  "--suffix", tc.suffix,
-                                   "--entry", "$entry",       "--toolchain-id", tc.identity, "--"};
+  // Per kernel only its name ($n): the op type is the name's prefix, the info file is named after
+  // it, and a static kernel's -D macros (@DEFINES@) are made from that file by the compile step.
+  std::vector<std::string> step = {"$skb",    "compile-step", "--dir",          "$k",       "--name",
+                                   "$n",      "--variant",    "$variant",       "--suffix", tc.suffix,
+                                   "--entry", "$entry",       "--toolchain-id", tc.identity};
+  if (tc.list_separator != ",") step.insert(step.end(), {"--list-separator", tc.list_separator});
+  step.push_back("--");
   std::vector<std::string> words = compile_words(tc);
   step.insert(step.end(), words.begin(), words.end());
   line("rule compile");
   line("  command = {}", ninja_command(step));
-  line("  description = Compiling {} kernel $name", tc.name);
+  line("  description = Compiling {} kernel $n", tc.name);
   line("");
   line("variant = static");
   line("entry = {}", tc.entry);
+  line("defines = {}", kDefinesPlaceholder);
   line("");
-
   std::string infos = " plan.json";
-  for (const Kernel& k : plan.kernels) infos += fmt::format(" {}/{}.info", kKernelDir, k.name);
+  for (const Kernel& k : plan.kernels) infos += fmt::format(" $k/{}.info", k.name);
   std::string regen_inputs;
   for (const auto& p : in.regen_inputs) regen_inputs += " " + ninja_path(p.string());
   line("build build.ninja |{}: regen |{}", infos, regen_inputs);
   for (const auto& p : in.regen_inputs) line("build {}: phony", ninja_path(p.string()));
   line("");
-
   std::string all;
   for (const Kernel& k : plan.kernels) {
-    std::string base = fmt::format("{}/{}", kKernelDir, k.name);
-    line("build {}{} {}.json: compile {} | {}.info", base, tc.suffix, base, ninja_path(k.source->source.string()),
-         base);
-    line("  name = {}", k.name);
-    line("  op = {}", k.op_type);
-    line("  info = {}.info", base);
+    line("build $k/$n{} $k/$n.json: compile ${} | $k/$n.info", tc.suffix, templates.at(k.source->source.string()));
+    line("  n = {}", k.name);
     if (k.variant == Variant::kDynamic) {
       line("  variant = dynamic");
       line("  entry = {}", tc.dynamic_entry.empty() ? tc.entry : tc.dynamic_entry);
+      line("  defines = {}", ninja_command(k.defines));
     }
-    line("  defines = {}", ninja_command(k.defines));
-    all += fmt::format(" {}.json", base);
+    all += fmt::format(" $k/{}.json", k.name);
   }
   line("");
   if (!in.skb_package.empty()) {
@@ -115,7 +124,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("");
     line("build package.json | static_kernel.run: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
     line("");
-    all += " package.json";
+    all = " package.json";  // which needs every kernel
   }
   line("build all: phony{}", all);
   line("default all");

@@ -322,4 +322,71 @@ std::string canonical_signature(const OpRecord& r) {
   return sig.dump();
 }
 
+namespace {
+
+Tensor tensor_from_signature(const Field& f) {
+  Tensor t;
+  t.dtype = f.at("dtype").string(64);
+  t.format = f.at("format").string(64);
+  t.shape = read_dims(f.at("shape"), false);
+  t.origin_format = t.format;
+  t.origin_shape = t.shape;
+  if (f.has("sub_format")) t.sub_format = f.at("sub_format").integer(0, 1 << 20);
+  if (f.has("c0_format")) t.c0_format = f.at("c0_format").integer(0, 1 << 20);
+  t.is_view = f.has("stride");
+  if (t.is_view) {
+    t.stride = read_dims(f.at("stride"), false);
+    t.offset = f.at("offset").integer(0, kMaxElements);
+  }
+  t.value_depend = f.has("const_data");
+  if (t.value_depend) t.const_data = f.at("const_data").json();
+  return t;
+}
+
+std::vector<Slot> slots_from_signature(const Field& f) {
+  std::vector<Slot> slots(f.array_size(kMaxSlots));
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    Field s = f.at(i);
+    if (s.is_null()) continue;
+    if (s.json().is_array()) {
+      slots[i].kind = Slot::Kind::kList;
+      for (std::size_t j = 0, n = s.array_size(kMaxListTensors); j < n; ++j)
+        slots[i].tensors.push_back(tensor_from_signature(s.at(j)));
+    } else {
+      slots[i].kind = Slot::Kind::kTensor;
+      slots[i].tensors.push_back(tensor_from_signature(s));
+    }
+  }
+  return slots;
+}
+
+}  // namespace
+
+OpRecord record_from_signature(const Json& signature) {
+  Field root(signature, "");
+  root.expect_object();
+  OpRecord r;
+  r.op_type = root.at("op_type").string(128);
+  if (!is_identifier(r.op_type)) throw FieldError("/op_type", "expected an op type of [A-Za-z0-9_]");
+  r.inputs = slots_from_signature(root.at("inputs"));
+  r.outputs = slots_from_signature(root.at("outputs"));
+  Field attrs = root.at("attrs");
+  for (std::size_t i = 0, n = attrs.array_size(kMaxAttrs); i < n; ++i) {
+    Attr a;
+    a.name = attrs.at(i).at("name").string(128);
+    if (!is_identifier(a.name)) throw FieldError(attrs.at(i).at("name").pointer(), "expected an attr name");
+    a.kind = attrs.at(i).at("kind").string(16);
+    a.value = attrs.at(i).at("value").json();
+    a.index = static_cast<std::int64_t>(i);
+    a.position = i;
+    r.attrs.push_back(std::move(a));
+  }
+  r.impl_mode = root.at("impl_mode").string(64);
+  r.deterministic = root.at("deterministic").string(8);
+  r.deterministic_level = root.at("deterministic_level").integer(0, 1 << 20);
+  r.platform_info = root.at("platform_info").json();
+  r.extra_params = root.at("extra_params").json();
+  return r;
+}
+
 }  // namespace skb::generator

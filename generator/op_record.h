@@ -70,6 +70,12 @@ OpRecord parse_op_record(const Json& doc);
 /// attrs, deterministic, impl mode, core counts, extra params) and nothing else.
 std::string canonical_signature(const OpRecord& record);
 
+/// The record a canonical signature was made from, as far as the signature holds it (what makes
+/// a kernel: enough for kernel_defines; origin shapes are the storage ones). The compile step
+/// reads a kernel's -D macros this way from its .info. Throws common::FieldError for a document
+/// that is not a canonical signature.
+OpRecord record_from_signature(const Json& signature);
+
 /// True when s is usable as a name in paths, Ninja files and C identifiers: [A-Za-z0-9_],
 /// not starting with a digit.
 bool is_identifier(std::string_view s);

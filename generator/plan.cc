@@ -39,19 +39,6 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
   return "";
 }
 
-namespace {
-
-// -D macros with the commas of their list values replaced by the toolchain's separator.
-std::vector<std::string> separate_lists(std::vector<std::string> defines, const std::string& separator) {
-  if (separator == ",") return defines;
-  for (auto& d : defines)
-    for (std::size_t pos = d.find(','); pos != std::string::npos; pos = d.find(',', pos + separator.size()))
-      d.replace(pos, 1, separator);
-  return defines;
-}
-
-}  // namespace
-
 Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
   if (with_dynamic && tc.dynamic_entry.empty())
     throw common::Error(

@@ -19,7 +19,7 @@ struct ProfileSpec {
   std::string list_separator = ",";
   std::vector<std::string> flags, command, link, identify, launcher, headers;
   std::vector<std::string> formats;  // storage formats the templates lay out; empty: any
-  std::vector<Op> ops;  // in key order
+  std::vector<Op> ops;               // in key order
 };
 
 /// Validates a parsed profile. Throws common::FieldError with the JSON pointer of the first

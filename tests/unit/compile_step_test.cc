@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "generator/compile_step.h"
+#include "generator/defines.h"
 #include "test_util.h"
 
 namespace skb::generator {
@@ -58,6 +60,30 @@ TEST(CompileStep, TruncatedBinaryIsNotReused) {
   ASSERT_EQ(run_compile_step(s), 0);
   fs::resize_file(dir / (s.name + ".so"), 4);
   EXPECT_FALSE(keep_if_complete(dir, s.name, ".so"));
+}
+
+TEST(CompileStep, DefinesComeFromTheKernelsInfo) {
+  fs::path dir = test::scratch_dir();
+  OpRecord r = parse_op_record(test::valid_record());
+  CompileStep s = step_in(dir, {"sh", "-c", "shift; printf '%s\\n' \"$@\" > \"$0\"", "@OUT@", "x", "@DEFINES@"});
+  s.name = "Add_0123456789abcdef0123456789abcdef";
+  s.op_type.clear();  // from the name
+  s.list_separator = "\\,";
+  test::write_text(dir / (s.name + ".info"), canonical_signature(r) + "\n");
+  ASSERT_EQ(run_compile_step(s), 0);
+  std::string want;
+  for (const auto& d : separate_lists(kernel_defines(r, Variant::kStatic), "\\,")) want += d + "\n";
+  EXPECT_EQ(common::read_file(dir / (s.name + ".so")), want);
+  EXPECT_NE(want.find("-DSKB_IN0_SHAPE=2\\,3"), std::string::npos) << want;
+  EXPECT_EQ(common::parse_json(common::read_file(dir / (s.name + ".json")))["op_type"], "Add");
+
+  test::write_text(dir / (s.name + ".info"), "{\"op_type\": \"Add\"}\n");
+  try {
+    run_compile_step(s);
+    ADD_FAILURE() << "an .info that is not a signature was compiled";
+  } catch (const common::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(s.name + ".info: /inputs: expected"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CompileStep, BinaryWithoutRecordIsIncomplete) {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/fs.h"
 #include "generator/defines.h"
 #include "test_util.h"
 
@@ -50,6 +54,43 @@ TEST(Defines, DynamicSignatureIgnoresShapes) {
   EXPECT_EQ(dynamic_signature(parse_op_record(a)), dynamic_signature(parse_op_record(b)));
   b["inputs"][0]["dtype"] = "float16";
   EXPECT_NE(dynamic_signature(parse_op_record(a)), dynamic_signature(parse_op_record(b)));
+}
+
+}  // namespace
+}  // namespace skb::generator
+
+namespace skb::generator {
+namespace {
+
+// The compile step makes a static kernel's -D macros from its .info: for every record of the
+// example dump and of the fuzz corpus, they are exactly the macros made from the record, and the
+// signature read back is the same signature.
+TEST(Defines, TheMacrosMadeFromASignatureAreThoseOfItsRecord) {
+  std::size_t n = 0;
+  for (const char* dir : {SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      if (e.path().extension() != ".json") continue;
+      OpRecord r;
+      try {
+        r = parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 24)));
+      } catch (const std::exception&) {
+        continue;  // a hostile record: never gets a signature
+      }
+      std::string sig = canonical_signature(r);
+      OpRecord back = record_from_signature(common::parse_json(sig));
+      EXPECT_EQ(canonical_signature(back), sig) << e.path();
+      EXPECT_EQ(kernel_defines(back, Variant::kStatic), kernel_defines(r, Variant::kStatic)) << e.path();
+      EXPECT_EQ(separate_lists(kernel_defines(back, Variant::kStatic), "\\,"),
+                separate_lists(kernel_defines(r, Variant::kStatic), "\\,"));
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 100u);
+}
+
+TEST(Defines, AnInfoThatIsNotASignatureIsAFieldError) {
+  EXPECT_THROW(record_from_signature(Json::parse(R"({"op_type": "Add"})")), common::FieldError);
+  EXPECT_THROW(record_from_signature(Json::parse(R"([1, 2])")), common::FieldError);
 }
 
 }  // namespace

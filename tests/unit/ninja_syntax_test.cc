@@ -20,6 +20,9 @@ TEST(NinjaSyntax, ShellQuoteLeavesSafeWordsAlone) {
 TEST(NinjaSyntax, CommandQuotesThenEscapesDollars) {
   EXPECT_EQ(ninja_command({"/usr/bin/c++", "-I/my dir", "$in", "$$x", "-o", "@OUT@", "$out.rsp", "$a;b"}),
             "/usr/bin/c++ '-I/my dir' $in '$$$$x' -o @OUT@ $out.rsp '$$a;b'");
+  // Words of Ninja variables joined by plain text stay as they are; anything else is quoted.
+  EXPECT_EQ(ninja_command({"$k/$n.info", "$k/$n.info;x", "$k/$", "-L$k/lib", "$1x"}),
+            "$k/$n.info '$$k/$$n.info;x' '$$k/$$' '-L$$k/lib' $1x");
 }
 
 }  // namespace
