@@ -1,7 +1,13 @@
 #include "generator/discovery.h"
 
+#include <dirent.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <set>
 
 #include "common/error.h"
@@ -28,15 +34,42 @@ bool all_digits(const std::string& s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-std::vector<fs::directory_entry> list(const fs::path& dir) {
-  std::vector<fs::directory_entry> entries;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) entries.push_back(*it);
-  if (ec) throw common::Error(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
-  // One folder: its entries' paths differ only in their file names, so the strings order them
-  // as their names would, without building a path per comparison.
-  std::sort(entries.begin(), entries.end(),
-            [](const auto& a, const auto& b) { return a.path().native() < b.path().native(); });
+// One entry of a folder: its path and what it is (a symlink counts as what it points to).
+struct Entry {
+  std::string path;
+  std::size_t name_at = 0;  // where its name starts in path
+  bool is_dir = false, is_file = false;
+  std::string_view name() const { return std::string_view(path).substr(name_at); }
+};
+
+// A folder's entries sorted by name, as plain strings: a folder of a dump holds 100,000 files,
+// and a std::filesystem entry per file would cost ten times their names.
+std::vector<Entry> list(const fs::path& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) throw common::Error(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(errno)));
+  std::vector<Entry> entries;
+  const std::string prefix = dir.native() + (ends_with(dir.native(), "/") ? "" : "/");
+  for (;;) {
+    errno = 0;
+    const dirent* e = ::readdir(d.get());
+    if (!e && errno != 0) throw common::Error(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(errno)));
+    if (!e) break;
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    Entry entry{prefix + std::string(name), prefix.size()};
+    unsigned char type = e->d_type;
+    if (type == DT_UNKNOWN || type == DT_LNK) {
+      struct stat st;
+      type = ::stat(entry.path.c_str(), &st) != 0 ? DT_UNKNOWN
+             : S_ISDIR(st.st_mode)                ? DT_DIR
+             : S_ISREG(st.st_mode)                ? DT_REG
+                                                  : DT_UNKNOWN;
+    }
+    entry.is_dir = type == DT_DIR;
+    entry.is_file = type == DT_REG;
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
   return entries;
 }
 
@@ -56,26 +89,21 @@ bool looks_like_process_folder_name(const std::string& name) { return ends_with(
 
 void add_json_files(const fs::path& dir, Discovery& out) {
   out.folders.push_back(dir);
-  for (const auto& e : list(dir)) {
-    std::error_code ec;
-    const std::string& name = e.path().native();  // *.json, not a hidden ".json"
-    if (ends_with(name, "/.json") || !ends_with(name, ".json")) continue;
-    if (e.is_regular_file(ec)) out.files.push_back(e.path());
-  }
+  for (auto& e : list(dir))
+    if (e.is_file && e.name().size() > 5 && ends_with(e.path, ".json")) out.files.push_back(std::move(e.path));
 }
 
 // Returns false when dir is not a process folder.
 bool scan_process_folder(const fs::path& dir, Discovery& out) {
   std::vector<fs::path> opcompile, debug;
   for (const auto& e : list(dir)) {
-    std::error_code ec;
-    if (!e.is_directory(ec)) continue;
-    switch (record_folder_kind(e.path().filename().string())) {
+    if (!e.is_dir) continue;
+    switch (record_folder_kind(std::string(e.name()))) {
       case RecordFolder::kOpcompile:
-        opcompile.push_back(e.path());
+        opcompile.push_back(e.path);
         break;
       case RecordFolder::kDebug:
-        debug.push_back(e.path());
+        debug.push_back(e.path);
         break;
       case RecordFolder::kNone:
         break;
@@ -103,8 +131,8 @@ Discovery discover(const std::vector<fs::path>& dirs) {
     if (scan_process_folder(dir, out)) continue;
     bool any_process = false;
     for (const auto& e : list(dir)) {
-      if (!e.is_directory(ec) || !looks_like_process_folder_name(e.path().filename().string())) continue;
-      any_process |= scan_process_folder(e.path(), out);
+      if (!e.is_dir || !looks_like_process_folder_name(std::string(e.name()))) continue;
+      any_process |= scan_process_folder(e.path, out);
     }
     if (any_process) {
       out.folders.push_back(dir);

@@ -8,7 +8,7 @@ namespace skb::generator {
 /// What a scan of the -p folders found: the op-statistics files to read, and every folder
 /// whose listing decided that (the inputs of build.ninja's regeneration edge).
 struct Discovery {
-  std::vector<std::filesystem::path> files;    // sorted, absolute
+  std::vector<std::string> files;              // sorted, absolute (strings: a dump has a million)
   std::vector<std::filesystem::path> folders;  // sorted, absolute
 };
 

@@ -44,7 +44,7 @@ class Outcomes {
   std::unordered_map<std::string, std::string> seen_;
 };
 
-void scan_one(const std::filesystem::path& file, Partial& out, Outcomes& outcomes) {
+void scan_one(const std::string& file, Partial& out, Outcomes& outcomes) {
   std::string digest;
   try {
     std::string text = common::read_file(file, kMaxStatsFileSize);
@@ -53,7 +53,7 @@ void scan_one(const std::filesystem::path& file, Partial& out, Outcomes& outcome
       if (known->empty())
         ++out.records;
       else
-        out.rejected.push_back({file.string(), *known});
+        out.rejected.push_back({file, *known});
       return;
     }
     OpRecord record = parse_op_record(common::parse_json(text));
@@ -63,20 +63,20 @@ void scan_one(const std::filesystem::path& file, Partial& out, Outcomes& outcome
     ++out.records;
     outcomes.put(std::move(digest), "");
   } catch (const common::FieldError& e) {
-    out.rejected.push_back({file.string(), e.describe()});
+    out.rejected.push_back({file, e.describe()});
     if (!digest.empty()) outcomes.put(std::move(digest), e.describe());
   } catch (const common::Error& e) {
     // read errors already name the file; keep only what follows it
     std::string what = e.what();
-    std::string prefix = file.string() + ": ";
+    std::string prefix = file + ": ";
     if (what.compare(0, prefix.size(), prefix) == 0) what.erase(0, prefix.size());
-    out.rejected.push_back({file.string(), what});
+    out.rejected.push_back({file, what});
   }
 }
 
 }  // namespace
 
-ScanResult scan_files(const std::vector<std::filesystem::path>& files, unsigned threads,
+ScanResult scan_files(const std::vector<std::string>& files, unsigned threads,
                       void (*progress)(std::size_t, std::size_t)) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(files.size() / 64 + 1)));
   std::vector<Partial> parts(threads);

@@ -28,7 +28,7 @@ constexpr std::size_t kMaxStatsFileSize = 4 << 20;
 
 /// Reads, validates and deduplicates files on `threads` threads. A bad file is recorded in
 /// `rejected` and the scan goes on. `progress` is called now and then with the files done.
-ScanResult scan_files(const std::vector<std::filesystem::path>& files, unsigned threads,
+ScanResult scan_files(const std::vector<std::string>& files, unsigned threads,
                       void (*progress)(std::size_t done, std::size_t total) = nullptr);
 
 }  // namespace skb::generator
