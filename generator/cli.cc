@@ -5,10 +5,11 @@
 
 #include "common/version.h"
 #include "generator/compile_step.h"
-#include "generator/discovery.h"
 #include "generator/generate.h"
+#include "opmodel/discovery.h"
 
 namespace skb::generator {
+using opmodel::kDiscoveryHelp;
 
 namespace {
 

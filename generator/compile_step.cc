@@ -10,9 +10,14 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
-#include "generator/defines.h"
+#include "opmodel/defines.h"
 
 namespace skb::generator {
+using opmodel::kernel_defines;
+using opmodel::record_from_signature;
+using opmodel::separate_lists;
+using opmodel::Variant;
+
 namespace fs = std::filesystem;
 using common::Json;
 

@@ -11,13 +11,17 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "generator/compile_step.h"
-#include "generator/discovery.h"
 #include "generator/ninja_writer.h"
 #include "generator/plan.h"
 #include "generator/scan.h"
 #include "generator/summary.h"
+#include "opmodel/discovery.h"
 
 namespace skb::generator {
+using opmodel::discover;
+using opmodel::Discovery;
+using opmodel::Variant;
+
 namespace fs = std::filesystem;
 using common::Error;
 

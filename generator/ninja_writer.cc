@@ -8,6 +8,8 @@
 #include "generator/ninja_syntax.h"
 
 namespace skb::generator {
+using opmodel::Variant;
+
 namespace {
 
 // {out} and {obj} as compile-step's placeholders.

@@ -5,9 +5,17 @@
 
 #include "common/error.h"
 #include "common/sha256.h"
-#include "generator/shape_rules.h"
+#include "opmodel/shape_rules.h"
 
 namespace skb::generator {
+using opmodel::dynamic_signature;
+using opmodel::has_shape_rules;
+using opmodel::kernel_defines;
+using opmodel::OpRecord;
+using opmodel::separate_lists;
+using opmodel::Slot;
+using opmodel::Tensor;
+using opmodel::Variant;
 
 std::string kernel_name(const std::string& op_type, const std::string& signature, const Toolchain& toolchain,
                         const OpTemplate& source) {

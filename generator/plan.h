@@ -4,11 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "generator/defines.h"
 #include "generator/scan.h"
 #include "generator/toolchain.h"
+#include "opmodel/defines.h"
 
 namespace skb::generator {
+using opmodel::OpRecord;
+using opmodel::Variant;
 
 /// One kernel to compile.
 struct Kernel {

@@ -11,9 +11,13 @@
 #include "common/fs.h"
 #include "common/json_input.h"
 #include "common/sha256.h"
-#include "generator/shape_rules.h"
+#include "opmodel/shape_rules.h"
 
 namespace skb::generator {
+using opmodel::canonical_signature;
+using opmodel::check_shapes;
+using opmodel::OpRecord;
+using opmodel::parse_op_record;
 
 namespace {
 

@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 
 namespace skb::generator {
+using opmodel::OpRecord;
 
 /// A file that could not be used, and why (`<json-pointer>: <what was expected>`).
 struct Rejected {

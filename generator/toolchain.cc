@@ -8,10 +8,12 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
-#include "generator/op_record.h"
 #include "generator/toolchain_profile.h"
+#include "opmodel/op_record.h"
 
 namespace skb::generator {
+using opmodel::is_identifier;
+
 namespace fs = std::filesystem;
 using common::Error;
 using common::FieldError;

@@ -6,9 +6,11 @@
 #include <set>
 
 #include "common/error.h"
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 
 namespace skb::generator {
+using opmodel::is_identifier;
+
 using common::Field;
 using common::FieldError;
 using common::Json;

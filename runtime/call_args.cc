@@ -8,7 +8,7 @@
 namespace skb::runtime {
 namespace {
 
-using generator::Slot;
+using opmodel::Slot;
 
 std::vector<skb_shape> shapes(const std::vector<Slot>& slots, const char* what) {
   std::vector<skb_shape> out;
@@ -36,7 +36,7 @@ double as_double(const common::Json& v) {
 
 }  // namespace
 
-CallArgs::CallArgs(const generator::OpRecord& record)
+CallArgs::CallArgs(const opmodel::OpRecord& record)
     : inputs_(shapes(record.inputs, "input")), outputs_(shapes(record.outputs, "output")) {
   for (const auto& a : record.attrs) {
     names_.push_back(a.name);

@@ -2,7 +2,7 @@
 #include <string>
 #include <vector>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 #include "skb_kernel_abi.h"
 
 namespace skb::runtime {
@@ -13,7 +13,7 @@ class CallArgs {
  public:
   /// Throws RuntimeError(SKB_ERR_INVALID) for what the C ABI cannot carry (tensor lists, rank
   /// above SKB_MAX_RANK).
-  explicit CallArgs(const generator::OpRecord& record);
+  explicit CallArgs(const opmodel::OpRecord& record);
   CallArgs(const CallArgs&) = delete;
   CallArgs& operator=(const CallArgs&) = delete;
 

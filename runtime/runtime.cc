@@ -11,9 +11,9 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "common/sha256.h"
-#include "generator/defines.h"
-#include "generator/op_record.h"
-#include "generator/shape_rules.h"
+#include "opmodel/defines.h"
+#include "opmodel/op_record.h"
+#include "opmodel/shape_rules.h"
 #include "runtime/call_args.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
@@ -82,11 +82,11 @@ std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entr
   return module;
 }
 
-skb::generator::OpRecord parse_call(const char* op_json) {
+skb::opmodel::OpRecord parse_call(const char* op_json) {
   try {
-    skb::generator::OpRecord record = skb::generator::parse_op_record(skb::common::parse_json(op_json));
+    skb::opmodel::OpRecord record = skb::opmodel::parse_op_record(skb::common::parse_json(op_json));
     // A kernel of any library, however it was built, is only ever given shapes that agree.
-    skb::generator::check_shapes(record);
+    skb::opmodel::check_shapes(record);
     return record;
   } catch (const skb::common::FieldError& e) {
     throw RuntimeError(SKB_ERR_INVALID, "op description: " + e.describe());
@@ -135,16 +135,16 @@ int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
   return guarded([&] {
     require(rt && op_json && out, "skb_runtime_find: NULL argument");
     *out = nullptr;
-    skb::generator::OpRecord record = parse_call(op_json);
+    skb::opmodel::OpRecord record = parse_call(op_json);
     std::shared_ptr<const Index> index;
     {
       std::lock_guard<std::mutex> lock(rt->mu);
       index = rt->index;
     }
     auto op = std::make_unique<skb_op>();
-    auto hit = index->by_key.find(skb::common::sha256_hex(skb::generator::canonical_signature(record)));
+    auto hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
     if (hit == index->by_key.end()) {
-      hit = index->by_key.find(skb::common::sha256_hex(skb::generator::dynamic_signature(record)));
+      hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)));
       if (hit == index->by_key.end())
         throw RuntimeError(SKB_ERR_NOT_FOUND,
                            fmt::format("{}: no static kernel for this call and no dynamic kernel for "

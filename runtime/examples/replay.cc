@@ -10,7 +10,7 @@
 #include "common/fs.h"
 #include "common/run_main.h"
 #include "common/version.h"
-#include "generator/discovery.h"
+#include "opmodel/discovery.h"
 #include "runtime/reference/tensors.h"
 #include "skb/runtime.h"
 
@@ -47,7 +47,7 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, st
   }
   if (rc != SKB_OK) throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
   std::unique_ptr<skb_op, void (*)(skb_op*)> owned(op, skb_op_free);
-  auto record = skb::generator::parse_op_record(skb::common::parse_json(text));
+  auto record = skb::opmodel::parse_op_record(skb::common::parse_json(text));
   auto in = skb::reference::make_inputs(record, rng);
   auto out = skb::reference::make_outputs(record);
   auto in_ptr = const_pointers(in);
@@ -92,7 +92,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   std::unique_ptr<skb_runtime, void (*)(skb_runtime*)> owned(rt, skb_runtime_close);
   std::mt19937 rng(seed);
   Counts n;
-  for (const auto& file : skb::generator::discover(dirs).files) replay(rt, file, verbose, rng, n);
+  for (const auto& file : skb::opmodel::discover(dirs).files) replay(rt, file, verbose, rng, n);
   fmt::print(
       "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {} were not valid records; "
       "{} matched the reference, {} differed\n",

@@ -8,8 +8,8 @@
 #include "skb_dtypes.h"
 
 namespace skb::reference {
-using generator::OpRecord;
-using generator::Tensor;
+using opmodel::OpRecord;
+using opmodel::Tensor;
 
 std::size_t dtype_size(const std::string& dt) { return dt == "float" || dt == "int32" ? 4 : dt == "int64" ? 8 : 2; }
 
@@ -73,8 +73,8 @@ Buffer make_buffer(const Tensor& t, std::mt19937& rng, float lo, float hi) {
   return b;
 }
 
-const Tensor* slot_tensor(const std::vector<generator::Slot>& slots, std::size_t i) {
-  if (i >= slots.size() || slots[i].kind != generator::Slot::Kind::kTensor) return nullptr;
+const Tensor* slot_tensor(const std::vector<opmodel::Slot>& slots, std::size_t i) {
+  if (i >= slots.size() || slots[i].kind != opmodel::Slot::Kind::kTensor) return nullptr;
   return &slots[i].tensors[0];
 }
 
@@ -101,7 +101,7 @@ std::vector<Buffer> make_outputs(const OpRecord& rec) {
 namespace {
 
 double attr_num(const OpRecord& rec, const char* name, double def) {
-  const generator::Attr* a = rec.find_attr(name);
+  const opmodel::Attr* a = rec.find_attr(name);
   if (!a) return def;
   const auto& v = a->value.is_array() ? (a->value.empty() ? common::Json(def) : a->value[0]) : a->value;
   return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 #include "runtime/reference/reference_ops.h"
 
 namespace skb::reference {
@@ -22,25 +22,25 @@ struct Buffer {
 };
 
 /// Uniform random values in [lo, hi), or the tensor's const_data when it has some.
-Buffer make_buffer(const generator::Tensor& t, std::mt19937& rng, float lo, float hi);
+Buffer make_buffer(const opmodel::Tensor& t, std::mt19937& rng, float lo, float hi);
 
 /// Random inputs for a call (absent slots give empty buffers; divisors stay away from 0) and
 /// zeroed outputs.
-std::vector<Buffer> make_inputs(const generator::OpRecord& rec, std::mt19937& rng);
-std::vector<Buffer> make_outputs(const generator::OpRecord& rec);
+std::vector<Buffer> make_inputs(const opmodel::OpRecord& rec, std::mt19937& rng);
+std::vector<Buffer> make_outputs(const opmodel::OpRecord& rec);
 
 /// What the op computes, per output, from the reference implementations.
-std::vector<std::vector<float>> expected_outputs(const generator::OpRecord& rec, const std::vector<Buffer>& inputs);
+std::vector<std::vector<float>> expected_outputs(const opmodel::OpRecord& rec, const std::vector<Buffer>& inputs);
 
 /// The largest relative error the dtype allows against the float reference.
 double tolerance(const std::string& dtype);
 
 /// The first output element that is off by more than the tolerance, as "output o element i:
 /// got g, want w", or empty when every element is close.
-std::string compare_outputs(const generator::OpRecord& rec, const std::vector<Buffer>& outputs,
+std::string compare_outputs(const opmodel::OpRecord& rec, const std::vector<Buffer>& outputs,
                             const std::vector<std::vector<float>>& want);
 
 /// The single tensor of slot i, or nullptr when it is absent or a list.
-const generator::Tensor* slot_tensor(const std::vector<generator::Slot>& slots, std::size_t i);
+const opmodel::Tensor* slot_tensor(const std::vector<opmodel::Slot>& slots, std::size_t i);
 
 }  // namespace skb::reference

@@ -16,8 +16,8 @@
 
 #include "common/fs.h"
 #include "common/process.h"
-#include "generator/defines.h"
-#include "generator/discovery.h"
+#include "opmodel/defines.h"
+#include "opmodel/discovery.h"
 #include "generator/plan.h"
 #include "generator/toolchain.h"
 #include "runtime/call_args.h"
@@ -28,7 +28,7 @@ extern "C" void openblas_set_num_threads(int);
 namespace {
 namespace fs = std::filesystem;
 using skb::common::Json;
-using skb::generator::OpRecord;
+using skb::opmodel::OpRecord;
 using skb::reference::Buffer;
 
 // One distinct op call, its buffers, and both kernels.
@@ -61,10 +61,10 @@ std::string label_of(const OpRecord& r) {
 std::vector<Json> distinct_calls(const fs::path& dump, const skb::generator::Toolchain& tc) {
   std::map<std::string, Json> by_sig;
   auto add = [&](const Json& j) {
-    OpRecord r = skb::generator::parse_op_record(j);
-    if (skb::generator::unsupported_reason(r, tc).empty()) by_sig.emplace(skb::generator::canonical_signature(r), j);
+    OpRecord r = skb::opmodel::parse_op_record(j);
+    if (skb::generator::unsupported_reason(r, tc).empty()) by_sig.emplace(skb::opmodel::canonical_signature(r), j);
   };
-  for (const auto& f : skb::generator::discover({dump}).files) {
+  for (const auto& f : skb::opmodel::discover({dump}).files) {
     Json j;
     try {
       j = skb::common::parse_json(skb::common::read_file(f));
@@ -109,16 +109,16 @@ std::vector<std::unique_ptr<Subject>> build_subjects(const fs::path& dump, const
   for (const Json& j : calls) {
     auto s = std::make_unique<Subject>();
     s->json = j;
-    s->rec = skb::generator::parse_op_record(j);
+    s->rec = skb::opmodel::parse_op_record(j);
     s->label = label_of(s->rec);
     const auto& source = *tc.find(s->rec.op_type);
     auto so = [&](const std::string& sig) {
       return work / "out" / "kernel_meta" / (skb::generator::kernel_name(s->rec.op_type, sig, tc, source) + ".so");
     };
     s->static_fn =
-        reinterpret_cast<skb_kernel_fn>(open_kernel(so(skb::generator::canonical_signature(s->rec)), "skb_kernel"));
+        reinterpret_cast<skb_kernel_fn>(open_kernel(so(skb::opmodel::canonical_signature(s->rec)), "skb_kernel"));
     s->dynamic_fn = reinterpret_cast<skb_kernel_dynamic_fn>(
-        open_kernel(so(skb::generator::dynamic_signature(s->rec)), "skb_kernel_dynamic"));
+        open_kernel(so(skb::opmodel::dynamic_signature(s->rec)), "skb_kernel_dynamic"));
     s->args = std::make_unique<skb::runtime::CallArgs>(s->rec);
     s->in = skb::reference::make_inputs(s->rec, rng);
     s->out = skb::reference::make_outputs(s->rec);

@@ -6,9 +6,9 @@
 
 #include "common/error.h"
 #include "common/json_input.h"
-#include "generator/defines.h"
-#include "generator/op_record.h"
-#include "generator/shape_rules.h"
+#include "opmodel/defines.h"
+#include "opmodel/op_record.h"
+#include "opmodel/shape_rules.h"
 #include "tests/fuzz/fuzz_target.h"
 
 namespace {
@@ -26,26 +26,26 @@ bool plain_value(const std::string& v) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace skb;
-  generator::OpRecord record;
+  opmodel::OpRecord record;
   try {
-    record = generator::parse_op_record(common::parse_json(fuzz_text(data, size)));
-    generator::check_shapes(record);
+    record = opmodel::parse_op_record(common::parse_json(fuzz_text(data, size)));
+    opmodel::check_shapes(record);
   } catch (const common::FieldError&) {
     return 0;
   } catch (const common::Error&) {
     return 0;
   }
   skb_fuzz_accepted = true;
-  SKB_FUZZ_CHECK(generator::is_identifier(record.op_type));
-  std::string signature = generator::canonical_signature(record);
-  SKB_FUZZ_CHECK(signature == generator::canonical_signature(record));
-  SKB_FUZZ_CHECK(!generator::dynamic_signature(record).empty());
-  for (auto variant : {generator::Variant::kStatic, generator::Variant::kDynamic}) {
-    for (const std::string& define : generator::kernel_defines(record, variant)) {
+  SKB_FUZZ_CHECK(opmodel::is_identifier(record.op_type));
+  std::string signature = opmodel::canonical_signature(record);
+  SKB_FUZZ_CHECK(signature == opmodel::canonical_signature(record));
+  SKB_FUZZ_CHECK(!opmodel::dynamic_signature(record).empty());
+  for (auto variant : {opmodel::Variant::kStatic, opmodel::Variant::kDynamic}) {
+    for (const std::string& define : opmodel::kernel_defines(record, variant)) {
       SKB_FUZZ_CHECK(define.rfind("-D", 0) == 0);
       std::size_t eq = define.find('=');
       std::string name = define.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-      SKB_FUZZ_CHECK(generator::is_identifier(name));
+      SKB_FUZZ_CHECK(opmodel::is_identifier(name));
       SKB_FUZZ_CHECK(eq == std::string::npos || plain_value(define.substr(eq + 1)));
     }
   }

@@ -2,7 +2,7 @@
 // is run or looked up). Property: an accepted profile has a command that writes the kernel.
 #include "common/error.h"
 #include "common/json_input.h"
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 #include "generator/toolchain_profile.h"
 #include "tests/fuzz/fuzz_target.h"
 
@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   skb_fuzz_accepted = true;
-  SKB_FUZZ_CHECK(generator::is_identifier(p.name) && generator::is_identifier(p.entry));
+  SKB_FUZZ_CHECK(opmodel::is_identifier(p.name) && opmodel::is_identifier(p.entry));
   SKB_FUZZ_CHECK(!p.command.empty());
-  for (const auto& op : p.ops) SKB_FUZZ_CHECK(generator::is_identifier(op.type));
+  for (const auto& op : p.ops) SKB_FUZZ_CHECK(opmodel::is_identifier(op.type));
   return 0;
 }

@@ -10,7 +10,7 @@
 
 #include "common/fs.h"
 #include "common/process.h"
-#include "generator/defines.h"
+#include "opmodel/defines.h"
 #include "generator/plan.h"
 #include "generator/toolchain.h"
 #include "runtime/reference/tensors.h"
@@ -193,8 +193,8 @@ class KernelTest : public ::testing::TestWithParam<Case> {};
 void run_and_check(const Case& c, bool dynamic) {
   Built& b = Built::get();
   ASSERT_EQ(b.error, "");
-  generator::OpRecord rec = generator::parse_op_record(record_json(c));
-  std::string sig = dynamic ? generator::dynamic_signature(rec) : generator::canonical_signature(rec);
+  opmodel::OpRecord rec = opmodel::parse_op_record(record_json(c));
+  std::string sig = dynamic ? opmodel::dynamic_signature(rec) : opmodel::canonical_signature(rec);
   std::string name = generator::kernel_name(rec.op_type, sig, b.tc, *b.tc.find(rec.op_type));
   fs::path so = b.out / "kernel_meta" / (name + ".so");
   ASSERT_TRUE(fs::exists(so)) << so;
@@ -304,7 +304,7 @@ TEST(KernelTemplates, AStaticKernelWhoseConstantsContradictEachOtherDoesNotCompi
   fs::create_directories(dir);
   const fs::path host = fs::path(SKB_TEST_TEMPLATES) / "kernels" / "host";
   for (const Case& c : contradictions()) {
-    generator::OpRecord rec = generator::parse_op_record(record_json(c));  // not checked against its op
+    opmodel::OpRecord rec = opmodel::parse_op_record(record_json(c));  // not checked against its op
     std::string name = c.op + "_00000000000000000000000000000000";
     std::vector<std::string> argv = {SKB_GENERATE_EXE,
                                      "compile-step",
@@ -329,7 +329,7 @@ TEST(KernelTemplates, AStaticKernelWhoseConstantsContradictEachOtherDoesNotCompi
                                      "-shared",
                                      "-I" + host.string(),
                                      "-I" + (host / ".." / "common").string()};
-    for (const auto& d : generator::kernel_defines(rec, generator::Variant::kStatic)) argv.push_back(d);
+    for (const auto& d : opmodel::kernel_defines(rec, opmodel::Variant::kStatic)) argv.push_back(d);
     argv.insert(argv.end(), {"-o", "@OUT@", b.tc.find(c.op)->source.string()});
     auto r = common::run_process(argv, true);
     EXPECT_NE(r.exit_code, 0) << c.label;

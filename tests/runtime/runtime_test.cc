@@ -92,7 +92,7 @@ struct Op {
 
 // Runs op on random inputs and compares with the reference; returns the first difference.
 std::string run_and_compare(const Op& op, const Json& rec) {
-  auto r = generator::parse_op_record(rec);
+  auto r = opmodel::parse_op_record(rec);
   std::mt19937 rng(7);
   auto in = reference::make_inputs(r, rng);
   auto out = reference::make_outputs(r);

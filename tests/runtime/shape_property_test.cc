@@ -262,7 +262,7 @@ class GuardedBuffer {
 // Runs the call on random inputs in guarded buffers and compares with the reference; returns
 // the first difference or error.
 std::string run_guarded(skb_op* op, const Json& rec, Rng& rng) {
-  auto r = generator::parse_op_record(rec);
+  auto r = opmodel::parse_op_record(rec);
   auto in = reference::make_inputs(r, rng);
   auto out = reference::make_outputs(r);
   std::vector<std::unique_ptr<GuardedBuffer>> keep;

@@ -4,12 +4,14 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "generator/compile_step.h"
-#include "generator/defines.h"
+#include "opmodel/defines.h"
 #include "test_util.h"
 
 namespace skb::generator {
 namespace {
 namespace fs = std::filesystem;
+using opmodel::OpRecord;
+using opmodel::Variant;
 
 CompileStep step_in(const fs::path& dir, std::vector<std::string> command) {
   return CompileStep{
@@ -64,15 +66,15 @@ TEST(CompileStep, TruncatedBinaryIsNotReused) {
 
 TEST(CompileStep, DefinesComeFromTheKernelsInfo) {
   fs::path dir = test::scratch_dir();
-  OpRecord r = parse_op_record(test::valid_record());
+  OpRecord r = opmodel::parse_op_record(test::valid_record());
   CompileStep s = step_in(dir, {"sh", "-c", "shift; printf '%s\\n' \"$@\" > \"$0\"", "@OUT@", "x", "@DEFINES@"});
   s.name = "Add_0123456789abcdef0123456789abcdef";
   s.op_type.clear();  // from the name
   s.list_separator = "\\,";
-  test::write_text(dir / (s.name + ".info"), canonical_signature(r) + "\n");
+  test::write_text(dir / (s.name + ".info"), opmodel::canonical_signature(r) + "\n");
   ASSERT_EQ(run_compile_step(s), 0);
   std::string want;
-  for (const auto& d : separate_lists(kernel_defines(r, Variant::kStatic), "\\,")) want += d + "\n";
+  for (const auto& d : opmodel::separate_lists(opmodel::kernel_defines(r, Variant::kStatic), "\\,")) want += d + "\n";
   EXPECT_EQ(common::read_file(dir / (s.name + ".so")), want);
   EXPECT_NE(want.find("-DSKB_IN0_SHAPE=2\\,3"), std::string::npos) << want;
   EXPECT_EQ(common::parse_json(common::read_file(dir / (s.name + ".json")))["op_type"], "Add");

@@ -6,10 +6,10 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/defines.h"
+#include "opmodel/defines.h"
 #include "test_util.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 using common::Json;
 
@@ -57,9 +57,9 @@ TEST(Defines, DynamicSignatureIgnoresShapes) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 
 // The compile step makes a static kernel's -D macros from its .info: for every record of the
@@ -94,4 +94,4 @@ TEST(Defines, AnInfoThatIsNotASignatureIsAFieldError) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel

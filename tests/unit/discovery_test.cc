@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "generator/discovery.h"
+#include "opmodel/discovery.h"
 #include "test_util.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 namespace fs = std::filesystem;
 using test::write_text;
@@ -64,4 +64,4 @@ TEST(Discovery, SameFolderTwiceCountsOnce) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel

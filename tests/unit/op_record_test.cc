@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 #include "test_util.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 using common::FieldError;
 using common::Json;
@@ -178,4 +178,4 @@ TEST(OpRecord, HugeIntegerIsRejectedNotWrapped) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -4,10 +4,10 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/shape_rules.h"
+#include "opmodel/shape_rules.h"
 #include "tests/support/records.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 using common::Json;
 using test::attr;
@@ -196,4 +196,4 @@ TEST(ShapeRules, AnOpWithoutRulesIsNotChecked) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -3,10 +3,10 @@
 #include <functional>
 #include <set>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 #include "test_util.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 using common::Json;
 using test::valid_record;
@@ -103,4 +103,4 @@ TEST(Signature, ConstDataValuesMatter) {
 }
 
 }  // namespace
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -75,11 +75,11 @@ TEST(Toolchain, BadFieldsAreNamed) {
 TEST(Toolchain, ARecordInAFormatItsTemplatesDoNotLayOutIsUnsupported) {
   Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
   Json r = test::record("Relu", {test::tensor("float", {4, 16}, 0)}, {test::tensor("float", {4, 16}, 0)});
-  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "");
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc), "");
   r["inputs"][0]["format"] = "FRACTAL_NZ";
-  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "format FRACTAL_NZ");
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc), "format FRACTAL_NZ");
   tc.formats.clear();  // a profile without "formats" takes every format
-  EXPECT_EQ(unsupported_reason(parse_op_record(r), tc), "");
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc), "");
 }
 
 TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {

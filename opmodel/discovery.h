@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-namespace skb::generator {
+namespace skb::opmodel {
 
 /// What a scan of the -p folders found: the op-statistics files to read, and every folder
 /// whose listing decided that (the inputs of build.ninja's regeneration edge).
@@ -25,4 +25,4 @@ Discovery discover(const std::vector<std::filesystem::path>& dirs);
 /// The rule above in words, for --help.
 extern const char* const kDiscoveryHelp;
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -2,9 +2,9 @@
 #include <string>
 #include <vector>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 
 /// How a kernel is compiled: every shape a compile-time constant, or shapes passed at run time.
 enum class Variant { kStatic, kDynamic };
@@ -22,4 +22,4 @@ std::vector<std::string> separate_lists(std::vector<std::string> defines, const 
 /// The signature of the dynamic twin of a record: op type and each slot's dtypes, no shapes.
 std::string dynamic_signature(const OpRecord& record);
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -1,4 +1,4 @@
-#include "generator/discovery.h"
+#include "opmodel/discovery.h"
 
 #include <dirent.h>
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace fs = std::filesystem;
 
 const char* const kDiscoveryHelp =
@@ -147,4 +147,4 @@ Discovery discover(const std::vector<fs::path>& dirs) {
   return out;
 }
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

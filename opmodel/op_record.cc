@@ -1,4 +1,4 @@
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 
 #include <fmt/format.h>
 #include <algorithm>
@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 
 using common::Field;
@@ -389,4 +389,4 @@ OpRecord record_from_signature(const Json& signature) {
   return r;
 }
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

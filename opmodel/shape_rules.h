@@ -1,9 +1,9 @@
 #pragma once
 #include <string_view>
 
-#include "generator/op_record.h"
+#include "opmodel/op_record.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 
 /// Whether the op model knows what the tensors of an op type must agree on.
 bool has_shape_rules(std::string_view op_type);
@@ -20,4 +20,4 @@ bool check_shapes(const OpRecord& record);
 /// Formats whose storage shape is the logical shape (ND, NCHW, NHWC, ...).
 bool is_plain_format(std::string_view format);
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -1,10 +1,10 @@
-#include "generator/defines.h"
+#include "opmodel/defines.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 
 std::string number(const Json& v) {
@@ -105,4 +105,4 @@ std::string dynamic_signature(const OpRecord& r) {
   return sig.dump();
 }
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -1,8 +1,8 @@
-#include "generator/ge_types.h"
+#include "opmodel/ge_types.h"
 
 #include <array>
 
-namespace skb::generator {
+namespace skb::opmodel {
 
 std::optional<std::string_view> ge_dtype_name(std::int64_t number) {
   // Indexed by GE's DataType value: DT_FLOAT = 0 ... DT_COMPLEX32 = 33.
@@ -18,4 +18,4 @@ std::optional<std::string_view> ge_dtype_name(std::int64_t number) {
   return kNames[number];
 }
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

@@ -1,4 +1,4 @@
-#include "generator/shape_rules.h"
+#include "opmodel/shape_rules.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "common/error.h"
-#include "generator/ge_types.h"
+#include "opmodel/ge_types.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 namespace {
 
 using common::FieldError;
@@ -388,4 +388,4 @@ bool check_shapes(const OpRecord& record) {
   return true;
 }
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel

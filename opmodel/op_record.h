@@ -7,7 +7,7 @@
 
 #include "common/json_input.h"
 
-namespace skb::generator {
+namespace skb::opmodel {
 
 using common::Json;
 
@@ -80,4 +80,4 @@ OpRecord record_from_signature(const Json& signature);
 /// not starting with a digit.
 bool is_identifier(std::string_view s);
 
-}  // namespace skb::generator
+}  // namespace skb::opmodel
