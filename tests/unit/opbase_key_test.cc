@@ -1,0 +1,273 @@
+// opbase's simplified key: the published example keys made again from records, and every key
+// of the example dump and the fuzz corpus decoded by opbase's converter rules into exactly the
+// bytes opbase's run-time generator builds for the same call.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "common/fs.h"
+#include "opmodel/ge_types.h"
+#include "opmodel/opbase_key.h"
+#include "tests/support/records.h"
+
+namespace skb::opmodel {
+namespace {
+using Bytes = std::string;
+
+// ---- opbase's converter (NnopbaseCollectorConvertStaticVerbKey), rule by rule ----
+void put8(Bytes& b, std::uint64_t v) { b.append(reinterpret_cast<const char*>(&v), 8); }
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+// A run of more than 16 hex digits: 8-byte words taken from its end, 16 digits each.
+void put_long_run(Bytes& b, const std::string& run) {
+  std::uint64_t word = 0;
+  int digits = 0;
+  for (std::size_t i = run.size(); i-- > 0;) {
+    word |= static_cast<std::uint64_t>(hex_value(run[i])) << (4 * digits);
+    if (++digits == 16) {
+      put8(b, word);
+      word = 0;
+      digits = 0;
+    }
+  }
+  if (digits > 0) put8(b, word);
+}
+
+Bytes convert(const std::string& key) {
+  Bytes b;
+  std::size_t i = 0;
+  for (; i < key.size() && key[i] != '/'; ++i) b += key[i];  // the op type, byte for byte
+  for (++i; i < key.size() && key[i] != '/'; ++i)            // d= and p=: digits 0-2 only
+    if (key[i] >= '0' && key[i] <= '2') put8(b, static_cast<std::uint64_t>(key[i] - '0'));
+  std::string run;
+  auto flush = [&] {
+    if (run.size() > 16)
+      put_long_run(b, run);
+    else if (!run.empty())
+      put8(b, std::stoull(run, nullptr, 16));
+    run.clear();
+  };
+  for (++i; i < key.size(); ++i) {
+    if (key[i] == '_') {
+      put8(b, '_');
+    } else if (hex_value(key[i]) >= 0) {
+      run += key[i];
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return b;
+}
+
+// ---- opbase's generator (NnopbaseCollectorGenStaticKey), from values in memory ----
+void copy8(Bytes& b, const void* data, std::size_t size) {  // NnopbaseExecutor8ByteCopy
+  const auto* p = static_cast<const unsigned char*>(data);
+  b.append(reinterpret_cast<const char*>(p), size / 8 * 8);
+  if (size % 8) {
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i < size % 8; ++i) w |= static_cast<std::uint64_t>(p[size / 8 * 8 + i]) << (8 * i);
+    put8(b, w);
+  }
+}
+
+// One element of a value-depend tensor as it sits in device memory.
+Bytes element_memory(const Json& v, const std::string& dtype) {
+  auto as = [](auto x) { return Bytes(reinterpret_cast<const char*>(&x), sizeof x); };
+  if (dtype == "float") return as(v.get<float>());
+  if (dtype == "float16") return as(static_cast<_Float16>(v.get<float>()));
+  if (dtype == "int32") return as(v.get<std::int32_t>());
+  if (dtype == "int64") return as(v.get<std::int64_t>());
+  if (dtype == "int8") return as(v.get<std::int8_t>());
+  if (dtype == "uint8") return as(v.get<std::uint8_t>());
+  if (dtype == "bool") return as(static_cast<std::uint8_t>(v.get<double>() != 0));
+  ADD_FAILURE() << "no memory form for dtype " << dtype;
+  return {};
+}
+
+Bytes attr_memory(const Json& v, const std::string& kind) {
+  auto as = [](auto x) { return Bytes(reinterpret_cast<const char*>(&x), sizeof x); };
+  if (kind == "bool") return as(static_cast<std::uint8_t>(v.get<bool>()));
+  if (kind == "int") return as(v.get<std::int64_t>());
+  if (kind == "float") return as(v.get<float>());
+  return v.get<std::string>();  // str: its characters, no terminator
+}
+
+Bytes generate(const OpRecord& r, int impl_index) {
+  Bytes b = r.op_type;
+  put8(b, r.deterministic == "true" ? 1 : 0);
+  put8(b, static_cast<std::uint64_t>(impl_index));
+  bool strides = false;
+  for (const auto* slots : {&r.inputs, &r.outputs})
+    for (const auto& s : *slots)
+      for (const auto& t : s.tensors) strides |= t.is_view && !t.is_contiguous();
+  for (const auto* slots : {&r.inputs, &r.outputs})
+    for (const auto& s : *slots) {
+      if (s.kind == Slot::Kind::kAbsent) put8(b, '_');
+      for (const auto& t : s.tensors) {
+        std::uint64_t format = static_cast<std::uint64_t>(*ge_format_number(t.format));
+        if (t.sub_format) format |= (static_cast<std::uint64_t>(*t.sub_format) & 0xffff) << 8;
+        if (t.c0_format) format |= (static_cast<std::uint64_t>(*t.c0_format) & 0xf) << 24;
+        put8(b, static_cast<std::uint64_t>(*ge_dtype_number(t.dtype)));
+        put8(b, format);
+        for (auto d : t.shape) put8(b, static_cast<std::uint64_t>(d));
+        if (strides) {
+          std::vector<std::int64_t> st = t.stride;
+          if (!t.is_view) {
+            st.assign(t.shape.size(), 1);
+            for (std::size_t i = t.shape.size(); i-- > 1;) st[i - 1] = st[i] * t.shape[i];
+          }
+          for (auto x : st) put8(b, static_cast<std::uint64_t>(x));
+          put8(b, static_cast<std::uint64_t>(t.is_view ? t.offset : 0));
+        }
+        if (t.value_depend)
+          for (const auto& v : t.const_data) {
+            Bytes m = element_memory(v, t.dtype);
+            copy8(b, m.data(), m.size());
+          }
+      }
+    }
+  for (const auto& a : r.attrs) {
+    if (a.kind.rfind("list_", 0) == 0) {
+      for (const auto& v : a.value) {
+        Bytes m = attr_memory(v, a.kind.substr(5));
+        copy8(b, m.data(), m.size());
+      }
+    } else {
+      Bytes m = attr_memory(a.value, a.kind);
+      copy8(b, m.data(), m.size());  // an empty string adds nothing, as opbase skips it
+    }
+  }
+  return b;
+}
+
+OpRecord parse(const Json& j) { return parse_op_record(j); }
+
+Json nc1hwc0(const std::string& dtype, std::vector<std::int64_t> shape, int index, const std::string& format) {
+  Json t = test::tensor(dtype, std::move(shape), index, format);
+  t["origin_format"] = "NCHW";
+  t["origin_shape"] = {1, 1, 1, 1};
+  return t;
+}
+
+// opbase's published keys (tests/nnopbase/common/utils/file_faker.cpp), made from records.
+TEST(OpbaseKey, ReproducesOpbasesPublishedExampleKeys) {
+  Json add = test::record(
+      "TestStaticAdd",
+      {test::tensor("float", {512, 512, 3, 3}, 0, "NCHW"), test::tensor("float", {512, 512, 3, 3}, 1, "NCHW")},
+      {test::tensor("float", {512, 512, 3, 3}, 0, "NCHW")});
+  add["impl_mode"] = "high_performance";
+  EXPECT_EQ(opbase_simplified_key(parse(add)).value() + "/",
+            "TestStaticAdd/d=0,p=1/0,0,(200,200,3,3)/0,0,(200,200,3,3)/0,0,(200,200,3,3)/");
+
+  Json conv =
+      test::record("Conv2D",
+                   {nc1hwc0("float16", {32, 4, 96, 96, 16}, 0, "NC1HWC0"),
+                    nc1hwc0("float16", {36, 4, 16, 16}, 1, "FRACTAL_Z"), nullptr, nullptr},
+                   {nc1hwc0("float16", {32, 4, 96, 96, 16}, 0, "NC1HWC0")},
+                   {test::attr("strides", 0, "list_int", {1, 1, 1, 1}), test::attr("pads", 1, "list_int", {1, 1, 1, 1}),
+                    test::attr("dilations", 2, "list_int", {1, 1, 1, 1}), test::attr("groups", 3, "int", 1),
+                    test::attr("data_format", 4, "str", "NCHW"), test::attr("offset_x", 5, "int", 0)});
+  conv["impl_mode"] = "high_precision";
+  EXPECT_EQ(opbase_simplified_key(parse(conv)).value(),
+            "Conv2D/d=0,p=2/1,3,(20,4,60,60,10)/1,4,(24,4,10,10)/_/_/1,3,(20,4,60,60,10)/[1,1,1,1]/[1,1,1,1]/"
+            "[1,1,1,1]/1/5748434e/0");
+
+  std::vector<Json> five = {test::tensor("float", {1, 1, 1, 1, 1}, 0), test::tensor("float", {1, 1, 1, 1, 1}, 1)};
+  Json flash =
+      test::record("Flash", five, five,
+                   {test::attr("a", 0, "list_bool", {true, false, true}), test::attr("b", 1, "list_int", {3, 40, 5}),
+                    test::attr("c", 2, "str", "abce"), test::attr("d", 3, "list_float", {0.8, 0.8, 0.8})});
+  flash["impl_mode"] = "";
+  EXPECT_EQ(opbase_simplified_key(parse(flash)).value(),
+            "Flash/d=0,p=0/0,2,(1,1,1,1,1)/0,2,(1,1,1,1,1)/0,2,(1,1,1,1,1)/0,2,(1,1,1,1,1)/[1,0,1]/[3,28,5]/"
+            "65636261/[3f4ccccd,3f4ccccd,3f4ccccd]");
+
+  Json depend = test::value_tensor("int32", {27, 27, 27, 27, 39856}, 0);
+  Json five_int = test::record("Flash", {depend, test::tensor("int32", {5}, 1)},
+                               {test::tensor("int32", {5}, 0), test::tensor("int32", {5}, 1)});
+  five_int["impl_mode"] = "";
+  EXPECT_EQ(opbase_simplified_key(parse(five_int)).value(),
+            "Flash/d=0,p=0/3,2,(5),[1b,1b,1b,1b,9bb0]/3,2,(5)/3,2,(5)/3,2,(5)");
+
+  Json fz = test::record("Flash", {test::tensor("float", {5}, 0), test::tensor("float", {5}, 1)},
+                         {test::tensor("float", {5}, 0), test::tensor("float", {5}, 1)},
+                         {test::attr("format", 0, "str", "FRACTAL_Z")});
+  fz["impl_mode"] = "default";
+  EXPECT_EQ(opbase_simplified_key(parse(fz)).value(),
+            "Flash/d=0,p=0/0,2,(5)/0,2,(5)/0,2,(5)/0,2,(5)/5a5f4c415443415246");
+}
+
+TEST(OpbaseKey, DeterministicAndImplModeSetTheCompileArgs) {
+  Json r = test::record("Relu", {test::tensor("float16", {4})}, {test::tensor("float16", {4})});
+  r["deterministic"] = "true";
+  r["impl_mode"] = "high_precision";
+  EXPECT_EQ(opbase_simplified_key(parse(r)).value(), "Relu/d=1,p=2/1,2,(4)/1,2,(4)");
+  r["impl_mode"] = "keep_fp16";  // index 7: opbase's string form reads the digits 0-2 only
+  EXPECT_FALSE(opbase_simplified_key(parse(r)).has_value());
+  EXPECT_EQ(opbase_impl_mode_index("super_performance"), 3);
+  EXPECT_FALSE(opbase_impl_mode_index("fastest").has_value());
+}
+
+TEST(OpbaseKey, NegativeNumbersAndLongStringsKeepTheirBytes) {
+  Json r = test::record("Op", {test::value_tensor("int32", {-1, 2}, 0)}, {test::tensor("int32", {2})},
+                        {test::attr("k", 0, "int", -2), test::attr("s", 1, "str", "abcdefghijklmnopq")});
+  r["impl_mode"] = "";
+  std::string key = opbase_simplified_key(parse(r)).value();
+  EXPECT_EQ(key, "Op/d=0,p=0/3,2,(2),[ffffffff,2]/3,2,(2)/fffffffffffffffe/71706f6e6d6c6b6a696867666564636261");
+  EXPECT_EQ(convert(key), generate(parse(r), 0));
+}
+
+// A call on a strided view: every tensor's strides and offset, dense ones for the others.
+TEST(OpbaseKey, AViewAddsStridesAndOffsetToEveryTensor) {
+  Json x = test::tensor("float", {2, 3}, 0);
+  x["is_view"] = true;
+  x["stride"] = {1, 2};
+  x["offset"] = 4;
+  Json r = test::record("Relu", {x}, {test::tensor("float", {2, 3})});
+  std::string key = opbase_simplified_key(parse(r)).value();
+  EXPECT_EQ(key, "Relu/d=0,p=1/0,2,(2,3),(1,2),4/0,2,(2,3),(3,1),0");
+  EXPECT_EQ(convert(key), generate(parse(r), 1));
+  x["stride"] = {3, 1};  // a contiguous view is keyed as a plain tensor
+  x["offset"] = 0;
+  EXPECT_EQ(opbase_simplified_key(parse(test::record("Relu", {x}, {test::tensor("float", {2, 3})}))).value(),
+            "Relu/d=0,p=1/0,2,(2,3)/0,2,(2,3)");
+}
+
+// Every record the project ships: the key's bytes by opbase's converter are the bytes opbase's
+// generator builds from the call, and the key made from the kernel's .info is the same key.
+TEST(OpbaseKey, EveryKeyDecodesToTheBytesOpbaseBuildsAtRunTime) {
+  std::size_t n = 0, depend = 0;
+  for (const char* dir : {SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"}) {
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      if (e.path().extension() != ".json") continue;
+      OpRecord r;
+      try {
+        r = parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 24)));
+      } catch (const std::exception&) {
+        continue;
+      }
+      auto key = opbase_simplified_key(r);
+      if (!key) continue;
+      EXPECT_EQ(convert(*key), generate(r, *opbase_impl_mode_index(r.impl_mode))) << e.path() << "\n" << *key;
+      EXPECT_EQ(opbase_simplified_key(record_from_signature(common::parse_json(canonical_signature(r)))), key)
+          << e.path();
+      for (const auto& s : r.inputs)
+        for (const auto& t : s.tensors) depend += t.value_depend;
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 100u);
+  EXPECT_GT(depend, 0u);
+}
+
+}  // namespace
+}  // namespace skb::opmodel
