@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/fs.h"
+
 namespace skb::test {
 using common::Json;
 
@@ -39,6 +41,20 @@ Json record(const std::string& op, std::vector<Json> inputs, std::vector<Json> o
           {"impl_mode", "high_performance"},
           {"tune_mode", "all"},
           {"platform_info", {{"cube_core_cnt", 24}, {"vector_core_cnt", 48}}}};
+}
+
+std::vector<std::pair<std::filesystem::path, opmodel::OpRecord>> valid_records(const std::vector<std::string>& dirs) {
+  std::vector<std::pair<std::filesystem::path, opmodel::OpRecord>> out;
+  for (const auto& dir : dirs)
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+      if (e.path().extension() != ".json") continue;
+      try {
+        out.emplace_back(e.path(), opmodel::parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 24))));
+      } catch (const std::exception&) {
+        // a hostile record: never gets a signature or a key
+      }
+    }
+  return out;
 }
 
 }  // namespace skb::test

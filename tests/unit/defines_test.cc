@@ -8,6 +8,7 @@
 #include "common/fs.h"
 #include "opmodel/defines.h"
 #include "test_util.h"
+#include "tests/support/records.h"
 
 namespace skb::opmodel {
 namespace {
@@ -67,23 +68,14 @@ namespace {
 // signature read back is the same signature.
 TEST(Defines, TheMacrosMadeFromASignatureAreThoseOfItsRecord) {
   std::size_t n = 0;
-  for (const char* dir : {SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"}) {
-    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-      if (e.path().extension() != ".json") continue;
-      OpRecord r;
-      try {
-        r = parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 24)));
-      } catch (const std::exception&) {
-        continue;  // a hostile record: never gets a signature
-      }
-      std::string sig = canonical_signature(r);
-      OpRecord back = record_from_signature(common::parse_json(sig));
-      EXPECT_EQ(canonical_signature(back), sig) << e.path();
-      EXPECT_EQ(kernel_defines(back, Variant::kStatic), kernel_defines(r, Variant::kStatic)) << e.path();
-      EXPECT_EQ(separate_lists(kernel_defines(back, Variant::kStatic), "\\,"),
-                separate_lists(kernel_defines(r, Variant::kStatic), "\\,"));
-      ++n;
-    }
+  for (const auto& [path, r] : test::valid_records({SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"})) {
+    std::string sig = canonical_signature(r);
+    OpRecord back = record_from_signature(common::parse_json(sig));
+    EXPECT_EQ(canonical_signature(back), sig) << path;
+    EXPECT_EQ(kernel_defines(back, Variant::kStatic), kernel_defines(r, Variant::kStatic)) << path;
+    EXPECT_EQ(separate_lists(kernel_defines(back, Variant::kStatic), "\\,"),
+              separate_lists(kernel_defines(r, Variant::kStatic), "\\,"));
+    ++n;
   }
   EXPECT_GT(n, 100u);
 }

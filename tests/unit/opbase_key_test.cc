@@ -246,24 +246,14 @@ TEST(OpbaseKey, AViewAddsStridesAndOffsetToEveryTensor) {
 // generator builds from the call, and the key made from the kernel's .info is the same key.
 TEST(OpbaseKey, EveryKeyDecodesToTheBytesOpbaseBuildsAtRunTime) {
   std::size_t n = 0, depend = 0;
-  for (const char* dir : {SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"}) {
-    for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
-      if (e.path().extension() != ".json") continue;
-      OpRecord r;
-      try {
-        r = parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 24)));
-      } catch (const std::exception&) {
-        continue;
-      }
-      auto key = opbase_simplified_key(r);
-      if (!key) continue;
-      EXPECT_EQ(convert(*key), generate(r, *opbase_impl_mode_index(r.impl_mode))) << e.path() << "\n" << *key;
-      EXPECT_EQ(opbase_simplified_key(record_from_signature(common::parse_json(canonical_signature(r)))), key)
-          << e.path();
-      for (const auto& s : r.inputs)
-        for (const auto& t : s.tensors) depend += t.value_depend;
-      ++n;
-    }
+  for (const auto& [path, r] : test::valid_records({SKB_EXAMPLES, SKB_FUZZ_CORPUS "/op_record"})) {
+    auto key = opbase_simplified_key(r);
+    if (!key) continue;
+    EXPECT_EQ(convert(*key), generate(r, *opbase_impl_mode_index(r.impl_mode))) << path << "\n" << *key;
+    EXPECT_EQ(opbase_simplified_key(record_from_signature(common::parse_json(canonical_signature(r)))), key) << path;
+    for (const auto& s : r.inputs)
+      for (const auto& t : s.tensors) depend += t.value_depend;
+    ++n;
   }
   EXPECT_GT(n, 100u);
   EXPECT_GT(depend, 0u);
