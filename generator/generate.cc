@@ -85,6 +85,9 @@ std::string plan_json(const Plan& plan, const Toolchain& tc) {
     kernels.push_back(
         {{"name", k.name}, {"op_type", k.op_type}, {"variant", k.variant == Variant::kStatic ? "static" : "dynamic"}});
   common::Json j = {{"soc", tc.soc},
+                    {"soc_version", tc.soc_version},
+                    {"core_type", tc.core_type},
+                    {"block_dim", tc.block_dim},
                     {"suffix", tc.suffix},
                     {"toolchain", tc.name},
                     {"toolchain_identity", tc.identity},
@@ -119,6 +122,9 @@ std::vector<std::string> regenerate_args(const Options& o) {
 Outcome generate(const Options& o, const common::Diag& diag) {
   if (o.op_params_dirs.empty()) throw Error("no op-statistics folder given (-p DIR)");
   Toolchain tc = load_toolchain(o.toolchain, default_templates_dir(), o.soc, o.launcher);
+  if (!tc.soc_known)
+    diag.warning(fmt::format("SoC {} is not in the SoC table ({}); its index folder is config/{}/", tc.soc_version,
+                             (default_templates_dir() / "socs.json").string(), tc.soc));
   Discovery found = discover(o.op_params_dirs);
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());

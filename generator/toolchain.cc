@@ -8,6 +8,7 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "generator/soc_table.h"
 #include "generator/toolchain_profile.h"
 #include "opmodel/op_record.h"
 
@@ -46,17 +47,26 @@ std::vector<std::string> expand_command(const std::vector<std::string>& words, c
 
 // Resolves a validated profile on this machine: finds the compiler and the templates, runs the
 // identify command and hashes what every kernel depends on.
-Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const std::string& soc_arg,
-                          const std::vector<std::string>& launcher) {
+Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const common::Json& soc_table,
+                          const std::string& soc_arg, const std::vector<std::string>& launcher) {
   Toolchain tc;
   tc.profile = profile;
   tc.name = p.name;
   tc.compiler = common::find_program(p.compiler);
   if (tc.compiler.empty())
     throw FieldError("/compiler", fmt::format("expected a compiler on PATH, \"{}\" was not found", p.compiler));
-  tc.soc = soc_arg.empty() ? p.default_soc : soc_arg;
-  if (tc.soc.empty()) throw FieldError("/default_soc", "expected a default SoC, since no --soc was given");
-  if (!is_identifier(tc.soc)) throw Error(fmt::format("--soc {}: expected a name of [A-Za-z0-9_]", tc.soc));
+  tc.soc_version = soc_arg.empty() ? p.default_soc : soc_arg;
+  if (tc.soc_version.empty()) throw FieldError("/default_soc", "expected a default SoC, since no --soc was given");
+  tc.soc = tc.soc_version;
+  if (!soc_arg.empty()) {
+    SocFamily f = soc_family(soc_table, soc_arg);
+    tc.soc = f.family;
+    tc.soc_known = f.known;
+  }
+  if (!is_identifier(tc.soc))
+    throw Error(fmt::format("--soc {}: expected a SoC name of [A-Za-z0-9_] or one of the SoC table", soc_arg));
+  tc.core_type = p.core_type;
+  tc.block_dim = p.block_dim;
   fs::path template_dir = (profile.parent_path() / p.template_dir).lexically_normal();
   if (!fs::is_directory(template_dir))
     throw FieldError("/template_dir", fmt::format("expected a folder, {} is not one", template_dir.string()));
@@ -67,7 +77,7 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const s
   tc.formats = p.formats;
 
   const std::map<std::string, std::string> fixed = {
-      {"template_dir", template_dir.string()}, {"soc", tc.soc}, {"compiler", tc.compiler}};
+      {"template_dir", template_dir.string()}, {"soc", tc.soc_version}, {"compiler", tc.compiler}};
   std::vector<std::string> flags = expand_command(p.flags, {}, fixed);
   tc.command = expand_command(p.command, flags, fixed);
   tc.link = expand_command(p.link, flags, fixed);
@@ -142,7 +152,9 @@ Toolchain load_toolchain(const std::string& name_or_path, const fs::path& templa
   if (!fs::is_regular_file(profile)) throw Error(fmt::format("{}: no such toolchain profile", profile.string()));
   try {
     ProfileSpec spec = parse_profile_spec(common::parse_json(common::read_file(profile, 1 << 20)));
-    return resolve_profile(spec, profile, soc, launcher);
+    Toolchain tc = resolve_profile(spec, profile, load_soc_table(templates_dir), soc, launcher);
+    tc.inputs.push_back((templates_dir / "socs.json").lexically_normal());
+    return tc;
   } catch (const FieldError& e) {
     throw Error(fmt::format("{}: {}", profile.string(), e.describe()));
   }

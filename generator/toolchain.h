@@ -31,7 +31,11 @@ struct Toolchain {
   std::string entry, dynamic_entry;
   /// What separates the values of a list in a -D macro ("16,32"): ",", or "\\," for nvcc.
   std::string list_separator = ",";
-  std::string soc;
+  std::string soc;          // the SoC family: the index folder config/<soc>/ (ascend910b)
+  std::string soc_version;  // as given (Ascend910B3): what {soc} gives the compiler
+  bool soc_known = true;    // soc_version is in the SoC table (or is the profile's default)
+  int core_type = 0;
+  std::uint32_t block_dim = 1;
   std::vector<std::string> formats;  // storage formats its templates lay out; empty: any
   std::map<std::string, OpTemplate> ops;
   /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,

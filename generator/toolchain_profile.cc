@@ -69,10 +69,10 @@ ProfileSpec parse_profile_spec(const Json& doc) {
   Field root(doc, "");
   root.expect_object();
   static const std::set<std::string> kKnown = {
-      "name",    "description", "compiler", "identify",      "command",
-      "flags",   "suffix",      "entry",    "dynamic_entry", "template_dir",
-      "headers", "default_soc", "launcher", "ops",           "define_list_separator",
-      "link",    "formats"};
+      "name",    "description", "compiler",  "identify",      "command",
+      "flags",   "suffix",      "entry",     "dynamic_entry", "template_dir",
+      "headers", "default_soc", "launcher",  "ops",           "define_list_separator",
+      "link",    "formats",     "core_type", "block_dim"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -131,6 +131,9 @@ ProfileSpec parse_profile_spec(const Json& doc) {
           }))
         throw FieldError(formats.pointer(), "expected format names such as \"ND\" ([A-Z0-9_]+)");
   }
+
+  if (root.has("core_type")) p.core_type = static_cast<int>(root.at("core_type").integer(0, 255));
+  if (root.has("block_dim")) p.block_dim = static_cast<std::uint32_t>(root.at("block_dim").integer(1, 1 << 20));
 
   Field ops = root.at("ops");
   ops.expect_object();

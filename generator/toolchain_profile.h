@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct ProfileSpec {
   std::string list_separator = ",";
   std::vector<std::string> flags, command, link, identify, launcher, headers;
   std::vector<std::string> formats;  // storage formats the templates lay out; empty: any
+  int core_type = 0;                 // what the operator library's index says of every kernel:
+  std::uint32_t block_dim = 1;       // opbase's CoreType number, and the cores a launch takes
   std::vector<Op> ops;               // in key order
 };
 

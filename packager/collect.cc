@@ -7,6 +7,8 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "common/version.h"
+#include "opmodel/op_record.h"
+#include "opmodel/opbase_key.h"
 
 namespace skb::packager {
 namespace fs = std::filesystem;
@@ -31,6 +33,17 @@ Json parse_file(const fs::path& p, const std::string& text) {
 
 Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
+// A static kernel's key in opbase's form, from the signature in its .info; empty for a dynamic
+// kernel and for a record the form cannot say (opbase then does not list the kernel).
+std::string simplified_key(const fs::path& info, const std::string& signature, const std::string& variant) {
+  if (variant != "static") return {};
+  try {
+    return opmodel::opbase_simplified_key(opmodel::record_from_signature(common::parse_json(signature))).value_or("");
+  } catch (const common::FieldError& e) {
+    throw Error(fmt::format("{}: {}", info.string(), e.describe()));
+  }
+}
+
 }  // namespace
 
 Collected collect_kernels(const fs::path& build_dir) {
@@ -48,6 +61,8 @@ Collected collect_kernels(const fs::path& build_dir) {
     throw Error(fmt::format("{}: expected soc, toolchain and toolchain_identity", plan_path.string()));
   }
   m.skb_version = common::kVersion;
+  const int core_type = plan.value("core_type", 0);
+  const std::uint32_t block_dim = plan.value("block_dim", 1u);
   std::string suffix = plan.value("suffix", ".so");
   std::vector<std::string> problems;
   fs::path kdir = build_dir / "kernel_meta";
@@ -86,6 +101,9 @@ Collected collect_kernels(const fs::path& build_dir) {
                      common::sha256_hex(signature),
                      record.value("kernelName", "skb_kernel"),
                      dir + name + suffix};
+    pk.simplified_key = simplified_key(info_path, signature, pk.variant);
+    pk.core_type = core_type;
+    pk.block_dim = block_dim;
     m.kernels.push_back(pk);
     m.files.push_back({dir + bin_path.filename().string(), want, size});
     c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt, name, want});

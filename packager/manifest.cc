@@ -37,6 +37,12 @@ std::string path_field(const Field& f) {
 }
 }  // namespace
 
+bool is_simplified_key(std::string_view key) {
+  return key.size() <= (1 << 16) && std::all_of(key.begin(), key.end(), [](char c) {
+           return is_name_char(c) || c == '/' || c == '=' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']';
+         });
+}
+
 bool is_package_name(std::string_view name) {
   constexpr std::string_view kPrefix = "static_kernel_";
   return name.size() > kPrefix.size() && name.size() <= 128 && name.substr(0, kPrefix.size()) == kPrefix &&
@@ -67,7 +73,11 @@ std::string manifest_json(const Manifest& m) {
                        {"variant", k.variant},
                        {"key", k.key},
                        {"entry", k.entry},
-                       {"bin", k.bin}});
+                       {"bin", k.bin},
+                       {"simplified_key", k.simplified_key},
+                       {"core_type", k.core_type},
+                       {"block_dim", k.block_dim},
+                       {"workspace", k.workspace}});
   Json files = Json::array();
   for (const auto& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
   Json j = {{"format", m.format},
@@ -117,6 +127,19 @@ Manifest parse_manifest(const Json& doc) {
     Field k = kernels.at(i);
     PackageKernel pk{name_field(k.at("name")), name_field(k.at("op_type")), k.at("variant").string(16),
                      hex_field(k.at("key")),   name_field(k.at("entry")),   path_field(k.at("bin"))};
+    // Fields opbase reads; packages made before they existed have none.
+    if (k.has("simplified_key")) {
+      pk.simplified_key = k.at("simplified_key").string(1 << 16);
+      if (!is_simplified_key(pk.simplified_key))
+        throw FieldError(k.at("simplified_key").pointer(), "expected a key of [A-Za-z0-9_/=,()[]]");
+    }
+    if (k.has("core_type")) pk.core_type = static_cast<int>(k.at("core_type").integer(0, 255));
+    if (k.has("block_dim")) pk.block_dim = static_cast<std::uint32_t>(k.at("block_dim").integer(1, 1 << 20));
+    if (k.has("workspace")) {
+      Field ws = k.at("workspace");
+      for (std::size_t w = 0, n = ws.array_size(64); w < n; ++w)
+        pk.workspace.push_back(ws.at(w).integer(-1, std::int64_t{1} << 40));
+    }
     if (pk.variant != "static" && pk.variant != "dynamic")
       throw FieldError(k.at("variant").pointer(), "expected \"static\" or \"dynamic\"");
     bool listed = std::binary_search(m.files.begin(), m.files.end(), PackageFile{pk.bin, "", 0},

@@ -23,6 +23,13 @@ struct PackageKernel {
   std::string key;      // SHA-256 of the canonical signature: the lookup key at run time
   std::string entry;    // entry symbol
   std::string bin;      // path of the binary in the package
+  // What opbase reads of it (binary_info_config.json): its key in opbase's string form (empty
+  // when the kernel has none: a dynamic kernel, or a record opbase's form cannot say), the
+  // core type (opbase's CoreType number), block dim and workspace sizes.
+  std::string simplified_key;
+  int core_type = 0;
+  std::uint32_t block_dim = 1;
+  std::vector<std::int64_t> workspace;
 };
 
 /// manifest.json: the first entry of every payload, and kept in each installed package.
@@ -47,6 +54,9 @@ Manifest parse_manifest(const common::Json& doc);
 
 /// static_kernel_ followed by [A-Za-z0-9_], at most 128 characters.
 bool is_package_name(std::string_view name);
+
+/// The characters of opbase's simplified key form: [A-Za-z0-9_/=,()[]], at most 64 KiB.
+bool is_simplified_key(std::string_view key);
 
 /// A relative path of 1-8 components of [A-Za-z0-9_.-], none of them "." or "..".
 bool is_safe_relative_path(std::string_view path);

@@ -34,19 +34,18 @@ std::string only_soc(const fs::path& root) {
 IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& root) {
   IndexEntry k;
   k.op_type = op;
-  k.key = e.at("simplifiedKey").string(64);
+  k.key = e.at("skbKey").string(64);
   k.kernel_name = e.at("kernelName").string(256);
   k.package = e.at("package").string(128);
   std::string bin = e.at("binPath").string(1024);
   if (!packager::is_safe_relative_path(bin) || !packager::is_package_name(bin.substr(0, bin.find('/'))))
     e.at("binPath").fail("expected a path inside a package folder");
   k.bin = root / bin;
-  Field desc = e.at("binDesc");
-  k.entry = desc.at("kernelName").string(128);
-  k.sha256 = desc.at("sha256").string(64);
-  if (k.sha256.size() != 64) desc.at("sha256").fail("expected 64 hex digits");
-  k.variant = desc.at("variant").string(16);
-  if (k.variant != "static" && k.variant != "dynamic") desc.at("variant").fail("expected \"static\" or \"dynamic\"");
+  k.entry = e.at("binDesc").at("kernelName").string(128);
+  k.sha256 = e.at("sha256").string(64);
+  if (k.sha256.size() != 64) e.at("sha256").fail("expected 64 hex digits");
+  k.variant = e.at("variant").string(16);
+  if (k.variant != "static" && k.variant != "dynamic") e.at("variant").fail("expected \"static\" or \"dynamic\"");
   return k;
 }
 
@@ -60,12 +59,16 @@ std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, c
   Field top(doc, "");
   top.expect_object();
   for (const auto& [op, value] : doc.items()) {
-    Field list = top.at(op).at("staticList");
-    std::size_t n = list.array_size(kMaxKernelsPerOp);
-    for (std::size_t i = 0; i < n; ++i) {
-      IndexEntry k = read_entry(list.at(i), op, root);
-      std::string key = k.key;
-      by_key.insert_or_assign(std::move(key), std::move(k));
+    // staticList: the kernels opbase also reads; skbList: skb's other kernels (dynamic ones, ...).
+    for (const char* name : {"staticList", "skbList"}) {
+      if (!top.at(op).has(name)) continue;
+      Field list = top.at(op).at(name);
+      std::size_t n = list.array_size(kMaxKernelsPerOp);
+      for (std::size_t i = 0; i < n; ++i) {
+        IndexEntry k = read_entry(list.at(i), op, root);
+        std::string key = k.key;
+        by_key.insert_or_assign(std::move(key), std::move(k));
+      }
     }
   }
   return by_key;

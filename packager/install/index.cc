@@ -34,12 +34,18 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
 
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
                                                   const std::vector<std::string>& known_socs) {
-  // soc → key → (package, kernel): later packages overwrite earlier ones.
-  std::map<std::string, std::map<std::string, std::pair<const packager::Manifest*, const packager::PackageKernel*>>>
-      by_soc;
+  // soc → skb key → (package, kernel): later packages overwrite earlier ones.
+  using Entry = std::pair<const packager::Manifest*, const packager::PackageKernel*>;
+  std::map<std::string, std::map<std::string, Entry>> by_soc;
+  // soc → opbase key → skb key of the newest kernel with that key: opbase takes the first entry
+  // it reads for a key, so only that one goes into staticList.
+  std::map<std::string, std::map<std::string, std::string>> opbase_owner;
   for (const auto& soc : known_socs) by_soc[soc];
   for (const auto& m : oldest_first)
-    for (const auto& k : m.kernels) by_soc[m.soc][k.key] = {&m, &k};
+    for (const auto& k : m.kernels) {
+      by_soc[m.soc][k.key] = {&m, &k};
+      if (!k.simplified_key.empty()) opbase_owner[m.soc][k.simplified_key] = k.key;
+    }
   // Each package's file hashes by path, so that finding a kernel's hash is not a scan.
   std::map<const packager::Manifest*, std::unordered_map<std::string_view, std::string_view>> sha_of;
   for (const auto& m : oldest_first) {
@@ -53,15 +59,28 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
       const auto& [m, k] = entry;
       const auto& shas = sha_of[m];
       auto found = shas.find(k->bin);
-      std::string sha = found == shas.end() ? std::string() : std::string(found->second);
+      Json e = {{"binPath", m->package + "/" + k->bin},
+                {"coreType", k->core_type},
+                {"binDesc", {{"blockDim", k->block_dim}, {"kernelName", k->entry}, {"workspace", k->workspace}}},
+                {"skbKey", key},
+                {"kernelName", k->name},
+                {"package", m->package},
+                {"sha256", found == shas.end() ? std::string() : std::string(found->second)},
+                {"variant", k->variant}};
       Json& op = index[k->op_type];
-      if (op.is_null()) op = {{"dynamicRankSupport", false}, {"simplifiedKeyMode", 0}, {"staticList", Json::array()}};
-      op["staticList"].push_back({{"binPath", m->package + "/" + k->bin},
-                                  {"simplifiedKey", key},
-                                  {"kernelName", k->name},
-                                  {"package", m->package},
-                                  {"binDesc", {{"kernelName", k->entry}, {"sha256", sha}, {"variant", k->variant}}},
-                                  {"coreType", m->toolchain}});
+      if (op.is_null())
+        op = {{"dynamicRankSupport", true},
+              {"simplifiedKeyMode", 0},
+              {"staticList", Json::array()},
+              {kSkbListField, Json::array()}};
+      const auto& owners = opbase_owner[soc];
+      auto owner = k->simplified_key.empty() ? owners.end() : owners.find(k->simplified_key);
+      if (owner != owners.end() && owner->second == key) {
+        e["simplifiedKey"] = k->simplified_key;
+        op["staticList"].push_back(std::move(e));
+      } else {
+        op[kSkbListField].push_back(std::move(e));
+      }
     }
     out[soc] = index.dump(1) + "\n";
   }

@@ -13,7 +13,15 @@ std::string config_ini(const std::vector<std::string>& newest_first);
 /// The packages named by a config.ini's load_priority, newest first; unknown text is ignored.
 std::vector<std::string> parse_config_ini(const std::string& text);
 
-/// binary_info_config.json of each soc, merged over the packages in install order (oldest
+/// The list of an op's index entry that opbase does not read: skb's kernels that have no key of
+/// their own in opbase's form (dynamic kernels, records the form cannot say, and kernels whose
+/// opbase key a newer package's kernel took).
+inline constexpr const char* kSkbListField = "skbList";
+
+/// binary_info_config.json of each soc, in opbase's schema (section 4 of its format): every
+/// entry has an integer coreType, binDesc{blockDim, kernelName, workspace}, binPath relative to
+/// ai_core/, and, in staticList, its simplifiedKey; skb's own fields (skbKey, kernelName,
+/// package, sha256, variant) stand beside them. Merged over the packages in install order (oldest
 /// first): for the same kernel key the package installed last wins. Socs that no package
 /// provides any more get an empty index. Keys: soc; values: the file's text.
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

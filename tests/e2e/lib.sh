@@ -68,12 +68,18 @@ for soc in sorted(os.listdir(cfg)) if os.path.isdir(cfg) else []:
     if not os.path.isfile(path): continue
     index = json.load(open(path))
     for op, entry in index.items():
-        keys = [k["simplifiedKey"] for k in entry["staticList"]]
+        kernels = entry["staticList"] + entry.get("skbList", [])
+        keys = [k["skbKey"] for k in kernels]
         assert len(keys) == len(set(keys)), "%s: a key is listed twice" % op
-        for k in entry["staticList"]:
+        opbase_keys = [k["simplifiedKey"] for k in entry["staticList"]]
+        assert len(opbase_keys) == len(set(opbase_keys)), "%s: an opbase key is listed twice" % op
+        for k in entry["staticList"]:  # what opbase needs, or it skips the entry
+            assert type(k["coreType"]) is int and type(k["binDesc"]["blockDim"]) is int and k["binDesc"]["blockDim"] >= 0
+            assert isinstance(k["binDesc"]["kernelName"], str) and k["simplifiedKey"].startswith(op + "/d=")
+        for k in kernels:
             f = os.path.join(root, k["binPath"])
             assert os.path.isfile(f), "listed but missing: " + f
-            assert hashlib.sha256(open(f, "rb").read()).hexdigest() == k["binDesc"]["sha256"], "sha256 mismatch: " + f
+            assert hashlib.sha256(open(f, "rb").read()).hexdigest() == k["sha256"], "sha256 mismatch: " + f
             assert k["package"] in order, "%s lists a package not in config.ini" % f
             n += 1
 print(n)

@@ -70,7 +70,7 @@ grep -q "load_priority=.*$pa" "$(lib_root lib2)/config.ini" && grep -q "load_pri
 # Prints how many index entries point at each package.
 owners() { python3 -c '
 import json, sys, collections
-c = collections.Counter(k["package"] for e in json.load(open(sys.argv[1])).values() for k in e["staticList"])
+c = collections.Counter(k["package"] for e in json.load(open(sys.argv[1])).values() for k in e["staticList"] + e.get("skbList", []))
 print(" ".join("%s=%d" % kv for kv in sorted(c.items())))' "$(lib_root "$1")/config/host/binary_info_config.json"; }
 
 step "the package installed last wins; uninstalling it keeps what the other one ships"

@@ -36,9 +36,9 @@ while reads + bad == 0 or not os.path.exists(stop):  # one read at least, then u
         index = json.loads(text)
         listed = {}
         for op, entry in index.items():
-            for k in entry["staticList"]:
-                listed[k["simplifiedKey"]] = k
-                assert k["binPath"].startswith(k["package"] + "/") and k["binDesc"]["sha256"]
+            for k in entry["staticList"] + entry.get("skbList", []):
+                listed[k["skbKey"]] = k
+                assert k["binPath"].startswith(k["package"] + "/") and k["sha256"]
     except Exception as e:
         bad += 1
         print("invalid index read: %r" % e, file=sys.stderr)

@@ -232,11 +232,12 @@ bad_manifest("soc_path", lambda m: m.__setitem__("soc", "../x"))
 put("installed_manifest", "hostile_nesting.json", deep(100000))
 
 # --- operator library index (config/<soc>/binary_info_config.json) --------------------------
-kernel = {"binDesc": {"kernelName": "skb_kernel", "sha256": hashlib.sha256(files[first]).hexdigest(),
-                      "variant": "static"},
-          "binPath": PKG + "/" + first, "coreType": "host", "kernelName": "Add_0123", "package": PKG,
-          "simplifiedKey": KEY}
-index = {"Add": {"dynamicRankSupport": False, "simplifiedKeyMode": 0, "staticList": [kernel]}}
+kernel = {"binDesc": {"blockDim": 1, "kernelName": "skb_kernel", "workspace": []},
+          "binPath": PKG + "/" + first, "coreType": 0, "kernelName": "Add_0123", "package": PKG,
+          "sha256": hashlib.sha256(files[first]).hexdigest(), "skbKey": KEY,
+          "simplifiedKey": "Add/d=0,p=1/0,2,(10)/0,2,(10)/0,2,(10)", "variant": "static"}
+index = {"Add": {"dynamicRankSupport": True, "simplifiedKeyMode": 0, "staticList": [kernel],
+                 "skbList": [dict(kernel, variant="dynamic", skbKey="b" * 64)]}}
 put("index", "valid.json", dumps(index))
 put("index", "empty.json", "{}")
 
@@ -250,8 +251,8 @@ def bad_index(name, change):
 bad_index("bin_dotdot", lambda k: k.__setitem__("binPath", PKG + "/../../../etc/passwd"))
 bad_index("bin_absolute", lambda k: k.__setitem__("binPath", "/etc/passwd"))
 bad_index("bin_outside_package", lambda k: k.__setitem__("binPath", "config/host/x.so"))
-bad_index("variant", lambda k: k["binDesc"].__setitem__("variant", "evil"))
-bad_index("sha_short", lambda k: k["binDesc"].__setitem__("sha256", "ab"))
+bad_index("variant", lambda k: k.__setitem__("variant", "evil"))
+bad_index("sha_short", lambda k: k.__setitem__("sha256", "ab"))
 put("index", "hostile_half_written.json", dumps(index)[: len(dumps(index)) // 2])
 put("index", "hostile_nesting.json", deep(100000))
 print("corpus written to", out)

@@ -16,7 +16,12 @@ Manifest package(const std::string& name, std::vector<std::string> keys) {
   for (const auto& key : keys) {
     std::string bin = "host/Add/Add_" + key + ".so";
     m.files.push_back({bin, std::string(64, key[0]), 1});
-    m.kernels.push_back({"Add_" + key, "Add", "static", std::string(64, key[0]), "skb_kernel", bin});
+    packager::PackageKernel k{"Add_" + key, "Add", "static", std::string(64, key[0]), "skb_kernel", bin};
+    k.simplified_key = "Add/d=0,p=1/0,2,(" + key + ")";
+    k.core_type = 1;
+    k.block_dim = 24;
+    k.workspace = {32};
+    m.kernels.push_back(k);
   }
   return m;
 }
@@ -25,7 +30,7 @@ std::map<std::string, std::string> owners(const std::string& index_text) {
   std::map<std::string, std::string> out;
   const Json index = Json::parse(index_text);
   for (const auto& [op, e] : index.items())
-    for (const auto& k : e["staticList"]) out[k["simplifiedKey"].get<std::string>().substr(0, 1)] = k["package"];
+    for (const auto& k : e["staticList"]) out[k["skbKey"].get<std::string>().substr(0, 1)] = k["package"];
   return out;
 }
 
@@ -36,7 +41,41 @@ TEST(Index, PackageInstalledLastWinsForTheSameKey) {
   auto j = Json::parse(idx.at("host"));
   EXPECT_EQ(j["Add"]["staticList"].size(), 3u);
   EXPECT_EQ(j["Add"]["staticList"][1]["binPath"], "static_kernel_2/host/Add/Add_b.so");
-  EXPECT_EQ(j["Add"]["staticList"][1]["binDesc"]["sha256"], std::string(64, 'b'));
+  EXPECT_EQ(j["Add"]["staticList"][1]["sha256"], std::string(64, 'b'));
+}
+
+// Section 4 of opbase's index format: what opbase needs of every entry, or it skips it.
+TEST(Index, EntriesHaveOpbasesSchema) {
+  auto j = Json::parse(merged_indexes({package("static_kernel_1", {"a"})}, {}).at("host"));
+  EXPECT_EQ(j["Add"]["dynamicRankSupport"], true);
+  EXPECT_EQ(j["Add"]["simplifiedKeyMode"], 0);
+  const Json& e = j["Add"]["staticList"][0];
+  EXPECT_EQ(e["simplifiedKey"], "Add/d=0,p=1/0,2,(a)");
+  EXPECT_TRUE(e["coreType"].is_number_integer());
+  EXPECT_EQ(e["coreType"], 1);
+  EXPECT_TRUE(e["binDesc"]["blockDim"].is_number_unsigned());
+  EXPECT_EQ(e["binDesc"], Json({{"blockDim", 24}, {"kernelName", "skb_kernel"}, {"workspace", {32}}}));
+  EXPECT_EQ(e["binPath"], "static_kernel_1/host/Add/Add_a.so");
+  EXPECT_EQ(e["skbKey"], std::string(64, 'a'));
+  EXPECT_EQ(e["kernelName"], "Add_a");
+}
+
+// A kernel without an opbase key, or whose opbase key a newer package took, is listed for skb
+// only (skbList), so that opbase never reads two entries for one key.
+TEST(Index, OpbaseReadsOneEntryPerKey) {
+  Manifest older = package("static_kernel_1", {"a"});
+  Manifest newer = package("static_kernel_2", {"b"});
+  newer.kernels[0].simplified_key = older.kernels[0].simplified_key;  // another toolchain, same call
+  Manifest dynamic = package("static_kernel_3", {"d"});
+  dynamic.kernels[0].variant = "dynamic";
+  dynamic.kernels[0].simplified_key.clear();
+  auto j = Json::parse(merged_indexes({older, newer, dynamic}, {}).at("host"));
+  ASSERT_EQ(j["Add"]["staticList"].size(), 1u);
+  EXPECT_EQ(j["Add"]["staticList"][0]["package"], "static_kernel_2");
+  ASSERT_EQ(j["Add"]["skbList"].size(), 2u);
+  EXPECT_EQ(j["Add"]["skbList"][0]["package"], "static_kernel_1");
+  EXPECT_FALSE(j["Add"]["skbList"][0].contains("simplifiedKey"));
+  EXPECT_EQ(j["Add"]["skbList"][1]["variant"], "dynamic");
 }
 
 TEST(Index, SocWithoutPackagesGetsAnEmptyIndex) {

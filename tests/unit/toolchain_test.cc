@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "generator/plan.h"
+#include "generator/soc_table.h"
 #include "generator/toolchain.h"
 #include "test_util.h"
 #include "tests/support/records.h"
@@ -117,6 +118,36 @@ TEST(Toolchain, ALinkStepReadsTheObjectTheCompileWrites) {
 TEST(Toolchain, SocMustBeAName) {
   EXPECT_THROW(load_toolchain("host", SKB_TEST_TEMPLATES, "../x", {}), common::Error);
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "cpu_v2", {}).soc, "cpu_v2");
+}
+
+}  // namespace
+}  // namespace skb::generator
+
+namespace skb::generator {
+namespace {
+
+// -v as op_compiler takes it: the index folder is the family opbase reads, from the SoC table.
+TEST(Toolchain, SocVersionMapsToOpbasesIndexFolder) {
+  Toolchain b3 = load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910B3", {});
+  EXPECT_EQ(b3.soc, "ascend910b");
+  EXPECT_EQ(b3.soc_version, "Ascend910B3");
+  EXPECT_TRUE(b3.soc_known);
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910_9391", {}).soc, "ascend910_93");
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend310P3", {}).soc, "ascend310p");
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910ProA", {}).soc, "ascend910");
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910B4-1", {}).soc, "ascend910b");
+  EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend950PR_9599", {}).soc, "ascend950");  // by prefix
+  Toolchain other = load_toolchain("host", SKB_TEST_TEMPLATES, "MyChip2", {});
+  EXPECT_EQ(other.soc, "MyChip2");
+  EXPECT_FALSE(other.soc_known);
+}
+
+TEST(Toolchain, SocTableIsCheckedAsData) {
+  EXPECT_THROW(soc_family(common::Json::parse(R"({"names": {"A": "../x"}})"), "A"), common::FieldError);
+  EXPECT_THROW(soc_family(common::Json::parse(R"({"prefixes": {}})"), "A"), common::FieldError);
+  EXPECT_EQ(
+      soc_family(common::Json::parse(R"({"names": {}, "prefixes": {"Asc": "a", "Ascend": "b"}})"), "Ascend1").family,
+      "b");
 }
 
 }  // namespace
