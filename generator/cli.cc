@@ -21,9 +21,11 @@ Outputs in OUT:
   kernel_meta/<name>.info the canonical signature of each kernel (name: <OpType>_<hash>)
   kernel_meta/<name>.so   after the build: the kernel, and <name>.json, its build result
                           (size, sha256, entry), written last: the proof the kernel is complete
-  static_kernel_<YYYYMMDDHHMMSS>.run
-                          after the build: the package of every kernel (skb-package), its
-                          path recorded in package.json; a new one only when a kernel changed
+  static_kernel_<YYYYMMDDHHMMSS>_<digest>.run
+                          after the build: the package of every kernel (skb-package), in
+                          --package-dir when given, its path recorded in package.json and a
+                          link to it at OUT/static_kernel.run; a new one only when a kernel
+                          changed, and then it replaces the one it follows
   summary.json            files scanned and rejected, records, planned and unsupported ops
 
 Exit status: 0 done (rejected files, if any, are listed on stderr and in summary.json),
@@ -60,6 +62,9 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--compression", o.compression, "Package payload compression: gzip, zstd or xz")
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
+  app.add_option("--package-dir", o.package_dir, "Where the packaging step puts the .run (default: OUT)");
+  app.add_option("--package-name", o.package_name,
+                 "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)");
   app.add_option("--depfile", o.depfile,
                  "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");

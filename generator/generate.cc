@@ -114,6 +114,9 @@ std::vector<std::string> regenerate_args(const Options& o) {
   if (o.with_dynamic) args.push_back("--dynamic");
   if (!o.package) args.push_back("--no-package");
   if (o.compression != "gzip") args.insert(args.end(), {"--compression", o.compression});
+  if (!o.package_dir.empty())
+    args.insert(args.end(), {"--package-dir", fs::absolute(o.package_dir).lexically_normal().string()});
+  if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
   args.push_back("--quiet");
   return args;
@@ -171,6 +174,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       throw Error(fmt::format("{} is missing: reinstall skb, or pass --no-package", skb_package.string()));
     in.skb_package = skb_package;
     if (o.compression != "gzip") in.package_args = {"--compression", o.compression};
+    if (!o.package_dir.empty())
+      in.package_args.insert(in.package_args.end(),
+                             {"--output", fs::absolute(o.package_dir).lexically_normal().string()});
+    if (!o.package_name.empty()) in.package_args.insert(in.package_args.end(), {"--name", o.package_name});
   }
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());

@@ -16,10 +16,12 @@ struct Options {
   std::vector<std::string> launcher;
   bool strict = false;
   bool with_dynamic = false;
-  bool package = true;               // end the graph with the packaging step
-  std::string compression = "gzip";  // of the package payload
-  unsigned threads = 0;              // 0: one per core
-  std::filesystem::path depfile;     // optional: a Make-style depfile of what the generation read
+  bool package = true;                // end the graph with the packaging step
+  std::string compression = "gzip";   // of the package payload
+  std::filesystem::path package_dir;  // where the .run goes; empty: OUT
+  std::string package_name;           // the package's fixed name; empty: static_kernel_<datetime>_<digest>
+  unsigned threads = 0;               // 0: one per core
+  std::filesystem::path depfile;      // optional: a Make-style depfile of what the generation read
 };
 
 /// What a generation did, for the caller and its tests.

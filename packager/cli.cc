@@ -8,26 +8,43 @@
 #include "common/fs.h"
 #include "common/process.h"
 #include "common/version.h"
+#include "opmodel/discovery.h"
+#include "packager/manifest.h"
 #include "packager/package.h"
 
 namespace skb::packager {
 namespace fs = std::filesystem;
+using common::Error;
 
 namespace {
 
 constexpr const char* kFooter = R"(
 Two ways to run it:
   skb-package OUT                  package the kernels that `ninja -C OUT` built
-  skb-package -p DIR -o OUT [-v SOC] [-j N] [--dynamic]
-                                   the whole job, as op_compiler does: skb-generate, ninja
-                                   (compiles, then this packaging step), print the .run's path
+  skb-package -p DIR -o DEST [-v SOC] [-j N] [--dynamic]
+                                   the whole job, as CANN's op_compiler does: skb-generate and
+                                   ninja (compiles, then this packaging step) in DEST/.skb/, the
+                                   package in DEST (or DEST itself when it ends in .run)
 
-The package is OUT/static_kernel_<YYYYMMDDHHMMSS>.run (UTC; SOURCE_DATE_EPOCH, when set, gives
-the time, and then two packagings of the same kernels are byte-identical). An existing file of
-that name is never replaced by different contents unless --force. Every kernel is checked
-against the sha256 of its build record before it is packed.
+op_compiler's options are all taken, long and short: --op_params_dir/-p, --soc_version/-v,
+--job/-j, --output/-o, --log/-l debug|info|warning|error|null (debug also shows every compile
+command; warning, error and null print errors only), --count (print how many record files -p
+finds, and stop), and what torchair adds: -f true|false (accepted; nothing in skb depends on
+it), --enable_super_kernel and --super_kernel_options k=v:... (accepted; skb builds no super
+kernels: each kernel is compiled and packed on its own, and one warning says so).
 
-Install it with `sh static_kernel_<...>.run --install-path=DIR`; see its --help.
+The package is static_kernel_<YYYYMMDDHHMMSS>_<digest>.run (UTC time, and 8 hex digits of a
+digest of what it holds: packages with other contents never share a name). SOURCE_DATE_EPOCH,
+when set, gives the time, and then two packagings of the same kernels are byte-identical. A rerun
+of the whole job with nothing new compiles nothing and makes no new package; one with new kernels
+makes a package that replaces the one before it in DEST, so DEST holds one .run. An existing file
+of the package's name is never replaced by different contents unless --force. Every kernel is
+checked against the sha256 of its build record before it is packed.
+
+Install it by running it: `./static_kernel_<...>.run` (see its --help for where it installs).
+
+Environment: SKB_TOOLCHAIN, the toolchain when no --toolchain is given (a profile name or path;
+default host); SOURCE_DATE_EPOCH.
 
 Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 )";
@@ -35,34 +52,65 @@ Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 // What the whole job (-p) is asked for.
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
-  std::string soc, toolchain = "host", compression = "gzip";
+  std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options;
   unsigned jobs = 0;
-  bool dynamic = false, quiet = false;
+  bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false;
 };
 
+// -o DEST: a folder for the package, or the package's own path when it ends in .run.
+struct Destination {
+  fs::path dir;      // where the .run goes
+  std::string name;  // the package's name, when DEST names it
+};
+
+Destination destination(const std::string& output) {
+  fs::path out = fs::absolute(output).lexically_normal();
+  if (out.extension() != ".run") return {out, ""};
+  std::string name = out.stem().string();
+  if (!is_package_name(name))
+    throw Error(fmt::format("-o {}: expected a package name static_kernel_[A-Za-z0-9_]+.run", output));
+  return {out.parent_path(), name};
+}
+
 // Runs the whole job: generate, build (which packages), report.
-int whole_job(const WholeJob& job, const fs::path& out, const common::Diag& diag) {
+int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& diag) {
+  if (job.super_kernel || !job.super_kernel_options.empty())
+    diag.warning("super kernels are not built: each kernel is compiled and packed on its own");
+  fs::path build = dest.dir / ".skb";
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};
   for (const auto& d : job.dirs) gen.insert(gen.end(), {"-p", d});
-  gen.insert(gen.end(), {"-o", out.string(), "--toolchain", job.toolchain, "--compression", job.compression});
+  gen.insert(gen.end(), {"-o", build.string(), "--toolchain", job.toolchain, "--compression", job.compression,
+                         "--package-dir", dest.dir.string()});
+  if (!dest.name.empty()) gen.insert(gen.end(), {"--package-name", dest.name});
   if (!job.soc.empty()) gen.insert(gen.end(), {"--soc", job.soc});
   for (const auto& l : job.launcher) gen.insert(gen.end(), {"--launcher", l});
   if (job.dynamic) gen.push_back("--dynamic");
   if (job.quiet) gen.push_back("--quiet");
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
-    throw common::Error(fmt::format("skb-generate failed (exit {})", rc));
+    throw Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");
-  if (ninja.empty()) throw common::Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
-  std::vector<std::string> build = {ninja, "-C", out.string()};
-  if (job.jobs) build.insert(build.end(), {"-j", std::to_string(job.jobs)});
-  if (job.quiet) build.push_back("--quiet");
-  if (int rc = common::run_process(build, common::Output::kToStderr).exit_code; rc != 0)
-    throw common::Error(fmt::format("the build failed (ninja exit {}); see above", rc));
-  common::Json stamp = common::parse_json(common::read_file(out / "package.json"));
-  std::printf("%s\n", stamp.at("run").get<std::string>().c_str());
-  diag.note(
-      fmt::format("{} kernels in {}", stamp.at("kernels").get<std::size_t>(), stamp.at("run").get<std::string>()));
+  if (ninja.empty()) throw Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
+  std::vector<std::string> build_cmd = {ninja, "-C", build.string()};
+  if (job.jobs) build_cmd.insert(build_cmd.end(), {"-j", std::to_string(job.jobs)});
+  if (job.quiet) build_cmd.push_back("--quiet");
+  if (job.log == "debug") build_cmd.push_back("-v");
+  if (int rc = common::run_process(build_cmd, common::Output::kToStderr).exit_code; rc != 0)
+    throw Error(fmt::format("the build failed (ninja exit {}); see above", rc));
+  common::Json stamp = common::parse_json(common::read_file(build / "package.json"));
+  fs::path run = stamp.at("run").get<std::string>();
+  if (job.cann_output)
+    std::printf("generate run package %s success\n", run.filename().c_str());
+  else
+    std::printf("%s\n", run.c_str());
+  diag.note(fmt::format("{} kernels in {}", stamp.at("kernels").get<std::size_t>(), run.string()));
+  return 0;
+}
+
+// --count: how many record files -p finds, as op_compiler prints it.
+int count_records(const std::vector<std::string>& dirs) {
+  std::vector<fs::path> paths(dirs.begin(), dirs.end());
+  std::printf("%zu\n", opmodel::discover(paths).files.size());
   return 0;
 }
 
@@ -71,23 +119,37 @@ int whole_job(const WholeJob& job, const fs::path& out, const common::Diag& diag
 int package_main(int argc, char** argv, common::Diag& diag) {
   CLI::App app(
       "skb-package: bundles the kernels built by skb-generate and ninja into\n"
-      "static_kernel_<YYYYMMDDHHMMSS>.run, a self-extracting, self-verifying installer.");
+      "static_kernel_<YYYYMMDDHHMMSS>_<digest>.run, a self-extracting, self-verifying installer.\n"
+      "With -p it does the whole job, and takes CANN's op_compiler command line.");
   app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
-  std::string build_dir, output, records_from, stamp;
+  std::string build_dir, output, records_from, stamp, name;
   WholeJob job;
   bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
-  app.add_option("-o,--output", output, "Where the .run goes (default: the build folder); with -p, the build folder");
+  app.add_option("-o,--output", output,
+                 "Where the .run goes (default: the build folder); with -p, a folder or a path ending in .run");
   app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
   app.add_flag("--force", force, "Replace an existing package of the same name and other contents");
   app.add_flag("-q,--quiet", job.quiet, "Print errors only");
-  app.add_option("-p,--op-params-dir", job.dirs, "Whole job: op-statistics folder (repeatable), as for skb-generate");
-  app.add_option("-v,--soc", job.soc, "Whole job: target SoC / architecture");
-  app.add_option("-j,--jobs", job.jobs, "Whole job: parallel compiles (default: ninja's)");
-  app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")->capture_default_str();
+  app.add_option("-p,--op-params-dir,--op_params_dir", job.dirs,
+                 "Whole job: op-statistics folder (repeatable), as for skb-generate");
+  app.add_option("-v,--soc,--soc_version", job.soc, "Whole job: SoC version (Ascend910B3, ...) or architecture");
+  app.add_option("-j,--jobs,--job", job.jobs, "Whole job: parallel compiles (default: ninja's)");
+  app.add_option("-l,--log", job.log, "Whole job: log level")
+      ->check(CLI::IsMember({"debug", "info", "warning", "error", "null"}));
+  app.add_flag("--count", job.count, "Whole job: print the number of record files -p finds, and stop");
+  app.add_option("-f", job.fast, "Accepted as op_compiler takes it (true or false); no effect")
+      ->check(CLI::IsMember({"true", "false"}));
+  app.add_flag("--enable_super_kernel", job.super_kernel, "Accepted; skb builds no super kernels");
+  app.add_option("--super_kernel_options", job.super_kernel_options, "Accepted (k=v:...); ignored");
+  app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")
+      ->envname("SKB_TOOLCHAIN")
+      ->capture_default_str();
   app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache");
   app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
+  app.add_flag("--cann-output", job.cann_output, "Internal (op_compiler): print CANN's success line")->group("");
+  app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");
   app.add_option("--records-from", records_from, "Internal (build.ninja): file listing the kernel records")->group("");
   app.add_option("--stamp", stamp, "Internal (build.ninja): write the result as JSON here")->group("");
   try {
@@ -95,17 +157,23 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  if (job.log == "warning" || job.log == "error" || job.log == "null") job.quiet = true;
   common::Diag out_diag(diag.program(), job.quiet);
   if (!job.dirs.empty()) {
+    if (job.count) return count_records(job.dirs);
     if (output.empty() || !build_dir.empty()) {
-      diag.error("with -p, give the build folder as -o OUT and no positional folder (see --help)");
+      diag.error("with -p, give the destination as -o DEST and no positional folder (see --help)");
       return 2;
     }
     parse_compression(job.compression);
-    return whole_job(job, output, out_diag);
+    return whole_job(job, destination(output), out_diag);
+  }
+  if (job.count) {
+    diag.error("--count counts the record files of -p DIR (see --help)");
+    return 2;
   }
   if (build_dir.empty()) {
-    diag.error("expected the output folder of skb-generate, or -p DIR -o OUT (see --help)");
+    diag.error("expected the output folder of skb-generate, or -p DIR -o DEST (see --help)");
     return 2;
   }
   PackageOptions o;
@@ -115,6 +183,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.force = force;
   o.records_from = records_from;
   o.stamp = stamp;
+  o.name = name;
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256));

@@ -13,12 +13,14 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/collect.h"
+#include "packager/manifest.h"
 #include "packager/stub.h"
 
 namespace skb::packager {
@@ -36,9 +38,9 @@ std::int64_t package_epoch() {
   return v;
 }
 
-std::string package_name(std::int64_t epoch) {
+std::string package_name(std::int64_t epoch, const std::string& digest) {
   std::time_t t = static_cast<std::time_t>(epoch);
-  return fmt::format("static_kernel_{:%Y%m%d%H%M%S}", fmt::gmtime(t));
+  return fmt::format("static_kernel_{:%Y%m%d%H%M%S}_{}", fmt::gmtime(t), digest.substr(0, 8));
 }
 
 fs::path default_installer() {
@@ -74,16 +76,46 @@ void append_file(std::FILE* out, const fs::path& in, const fs::path& out_path) {
       throw Error(fmt::format("{}: write failed: {}", out_path.string(), std::strerror(errno)));
 }
 
-// OUT/static_kernel.run: a hard link to the newest package, replaced by rename, for build
-// systems that need a name known in advance (the CMake module's OUTPUT_VARIABLE).
-void link_latest(const PackageResult& r) {
-  fs::path latest = r.run.parent_path() / "static_kernel.run";
-  fs::path tmp = r.run.parent_path() / fmt::format(".static_kernel.run.tmp.{}", ::getpid());
+// What the package holds, whatever its date: the digest in its name.
+std::string content_digest(const Manifest& m, Compression compression) {
+  common::Sha256 h;
+  h.update(fmt::format("{}\n{}\n{}\n{}\n", m.soc, m.toolchain, m.toolchain_identity, static_cast<int>(compression)));
+  for (const auto& f : m.files) h.update(f.path + " " + f.sha256 + "\n");
+  return h.hex();
+}
+
+// <dir>/static_kernel.run: a hard link (a copy across file systems) to the newest package,
+// replaced by rename, for build systems that need a name known in advance (the CMake module's
+// OUTPUT_VARIABLE). It lives in the build folder, so that the folder of the packages holds
+// nothing but packages.
+void link_latest(const PackageResult& r, const fs::path& dir) {
+  fs::path latest = dir / "static_kernel.run";
+  fs::path tmp = dir / fmt::format(".static_kernel.run.tmp.{}", ::getpid());
   ::unlink(tmp.c_str());
-  if (::link(r.run.c_str(), tmp.c_str()) != 0 || ::rename(tmp.c_str(), latest.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw Error(fmt::format("{}: cannot link to {}: {}", latest.string(), r.run.string(), std::strerror(errno)));
+  if (::link(r.run.c_str(), tmp.c_str()) != 0) {
+    std::error_code ec;
+    if (errno != EXDEV || !fs::copy_file(r.run, tmp, ec) || ec) {
+      ::unlink(tmp.c_str());
+      throw Error(fmt::format("{}: cannot link to {}: {}", latest.string(), r.run.string(), std::strerror(errno)));
+    }
   }
+  if (::rename(tmp.c_str(), latest.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("{}: cannot replace: {}", latest.string(), std::strerror(errno)));
+  }
+}
+
+// The package this build made before, as its stamp names it, when it is not `now`.
+std::optional<fs::path> previous_package(const fs::path& stamp, const fs::path& now) {
+  try {
+    std::optional<std::string> text = common::read_file_if_exists(stamp, 1 << 20);
+    if (!text) return std::nullopt;
+    fs::path before = common::parse_json(*text).at("run").get<std::string>();
+    if (before != now && before.parent_path() == now.parent_path() && is_package_name(before.stem().string()))
+      return before;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 void write_stamp(const fs::path& stamp, const PackageResult& r) {
@@ -107,7 +139,6 @@ PackageResult make_package(const PackageOptions& o) {
   if (!o.records_from.empty()) check_records_list(o.records_from, c);
   if (c.manifest.kernels.empty()) throw Error(fmt::format("{}: no kernels to package", o.build_dir.string()));
   std::int64_t epoch = package_epoch();
-  const bool pinned = std::getenv("SOURCE_DATE_EPOCH") != nullptr && *std::getenv("SOURCE_DATE_EPOCH") != '\0';
   fs::path out_dir = o.output_dir.empty() ? o.build_dir : o.output_dir;
   std::error_code ec;
   fs::create_directories(out_dir, ec);
@@ -117,11 +148,9 @@ PackageResult make_package(const PackageOptions& o) {
     throw Error(fmt::format("{}: the installer that goes into every .run is missing (a broken skb installation?)",
                             installer.string()));
 
-  // Without SOURCE_DATE_EPOCH, a package made within the same second as an earlier, different
-  // one of this folder takes the next free second: names stay datetimes and nothing is replaced.
-  for (int tries = 0; !pinned && tries < 3600; ++tries, ++epoch)
-    if (!fs::exists(out_dir / (package_name(epoch) + ".run"))) break;
-  c.manifest.package = package_name(epoch);
+  if (!o.name.empty() && !is_package_name(o.name))
+    throw Error(fmt::format("{}: expected a package name static_kernel_[A-Za-z0-9_]+", o.name));
+  c.manifest.package = o.name.empty() ? package_name(epoch, content_digest(c.manifest, o.compression)) : o.name;
   c.manifest.created = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(epoch)));
   TempFile payload{out_dir / fmt::format(".{}.payload.tmp.{}", c.manifest.package, ::getpid())};
   refuse_mismatches(write_payload(payload.path, manifest_json(c.manifest), c.files, o.compression, epoch),
@@ -176,8 +205,10 @@ PackageResult make_package(const PackageOptions& o) {
     throw Error(fmt::format("{}: cannot publish: {}", r.run.string(), std::strerror(errno)));
   }
   if (!o.stamp.empty()) {
-    link_latest(r);
+    link_latest(r, o.stamp.parent_path().empty() ? fs::path(".") : o.stamp.parent_path());
+    std::optional<fs::path> before = previous_package(o.stamp, r.run);
     write_stamp(o.stamp, r);
+    if (before) ::unlink(before->c_str());  // the one this package follows: one .run per folder
   }
   return r;
 }

@@ -13,7 +13,10 @@ struct PackageOptions {
   std::filesystem::path output_dir;    // empty: build_dir
   std::filesystem::path installer;     // empty: next to this program
   std::filesystem::path records_from;  // optional: the kernel records the build graph expects
-  std::filesystem::path stamp;         // optional: write a JSON note of the result here
+  std::filesystem::path stamp;         // optional: write a JSON note of the result here; then
+                                       // also link <stamp's folder>/static_kernel.run to the .run,
+                                       // and remove the package the previous stamp names
+  std::string name;                    // the package's name; empty: package_name(epoch, digest)
   Compression compression = Compression::kGzip;
   bool force = false;
 };
@@ -31,8 +34,10 @@ struct PackageResult {
 /// seconds), else now. Throws Error when SOURCE_DATE_EPOCH is not a valid integer.
 std::int64_t package_epoch();
 
-/// static_kernel_<YYYYMMDDHHMMSS> (UTC) of an epoch.
-std::string package_name(std::int64_t epoch);
+/// static_kernel_<YYYYMMDDHHMMSS>_<digest> (UTC) of an epoch and the first 8 hex digits of the
+/// package's content digest: two packages with other contents never share a name, even when
+/// made in the same second, and the same kernels packed at the same time get the same name.
+std::string package_name(std::int64_t epoch, const std::string& digest);
 
 /// Verifies the kernels of a build and writes static_kernel_<datetime>.run into the output
 /// folder: never over a different file of the same name unless force; published by rename.

@@ -20,15 +20,19 @@ namespace {
 constexpr const char* kHelpFooter = R"(
 Without an action option, --install is done. Nothing is ever asked on the terminal.
 
-Install path: --install-path=DIR, else $SKB_INSTALL_PATH, else /usr/local/skb (root) or
-$HOME/.local/skb. The kernels go to DIR/opp/static_kernel/ai_core/<package>/, the merged index
-to .../config/<soc>/binary_info_config.json, the install order to .../config.ini.
+Where it installs: DIR/opp/static_kernel/ai_core/ for --install-path=DIR or SKB_INSTALL_PATH=DIR;
+else the operator library CANN's opbase reads: $ASCEND_OPP_PATH/static_kernel/ai_core/, else
+$ASCEND_HOME_PATH/opp/static_kernel/ai_core/; else that of /usr/local/skb (root) or
+$HOME/.local/skb. So with CANN's environment set, running the package bare installs it where
+opbase and torchair look. The kernels go to ai_core/<package>/, the merged index to
+ai_core/config/<soc>/binary_info_config.json, the install order to ai_core/config.ini;
+ai_core/<package>/uninstall.sh removes the package, and ai_core/ goes with the last one.
 Many processes (e.g. the LOCAL_WORLD_SIZE ranks of a node) may run it at once: every change
-holds config/static_kernel.lock, so the package is installed once and readers never see a
+holds static_kernel/.ai_core.lock, so the package is installed once and readers never see a
 half-written index. An interrupted install or uninstall is finished or undone by the next run.
 
 Environment: TMPDIR (where the installer is unpacked; /tmp mounted noexec is fine),
-SKB_INSTALL_PATH, SKB_LOCK_TIMEOUT (seconds, default 300).
+SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, SKB_LOCK_TIMEOUT (seconds, default 300).
 
 Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
 3 the package failed verification (nothing was written).
@@ -39,7 +43,7 @@ struct Args {
   std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0;
   bool info = false, list = false, check = false, install = false, uninstall = false, uninstall_all = false;
   bool upgrade = false, force = false, quiet = false;
-  std::string extract, install_path, package;
+  std::string extract, install_path, package, library;
   double lock_timeout = 300;
 };
 
@@ -68,16 +72,18 @@ int run(const Args& a, const common::Diag& diag) {
   lo.lock_timeout = a.lock_timeout;
   lo.force = a.force;
   lo.upgrade = a.upgrade;
-  fs::path install_path = a.install_path.empty() ? default_install_path() : fs::path(a.install_path);
+  fs::path root = !a.install_path.empty() ? library_root(a.install_path)
+                  : !a.library.empty()    ? fs::path(a.library)
+                                          : default_library_root();
   if (a.uninstall_all) {
-    Library lib(install_path, diag);
+    Library lib(root, diag);
     lib.uninstall_all(lo);
     diag.note(fmt::format("removed every package from {}", lib.root().string()));
     return kExitOk;
   }
   if (a.run_file.empty()) {
     if (a.uninstall && !a.package.empty()) {
-      Library lib(install_path, diag);
+      Library lib(root, diag);
       bool removed = lib.uninstall(a.package, lo);
       diag.note(fmt::format("{} {}", removed ? "uninstalled" : "not installed:", a.package));
       return kExitOk;
@@ -92,7 +98,7 @@ int run(const Args& a, const common::Diag& diag) {
   } closer{fd};
 
   if (a.uninstall) {
-    Library lib(install_path, diag);
+    Library lib(root, diag);
     bool removed = lib.uninstall(a.package_name, lo);
     diag.note(fmt::format("{} {} {} {}", removed ? "uninstalled" : "not installed:", a.package_name,
                           removed ? "from" : "in", lib.root().string()));
@@ -137,7 +143,7 @@ int run(const Args& a, const common::Diag& diag) {
     diag.note(fmt::format("extracted {} into {}", a.package_name, dest.string()));
     return kExitOk;
   }
-  Library lib(install_path, diag);
+  Library lib(root, diag);
   bool installed = lib.install(src, lo);
   diag.note(installed ? fmt::format("installed {} into {}", a.package_name, lib.root().string())
                       : fmt::format("{} is already installed in {}", a.package_name, lib.root().string()));
@@ -159,6 +165,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--payload-size", a.payload_size)->group("");
   app.add_option("--payload-sha256", a.payload_sha256)->group("");
   app.add_option("--package", a.package)->group("");
+  app.add_option("--library", a.library)->group("");  // uninstall.sh: the ai_core folder it is in
   app.add_option("--work-file", a.work_file)->group("");
   app.add_option("--header-len", a.header_len)->group("");
   std::vector<std::string> user;

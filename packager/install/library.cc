@@ -39,32 +39,55 @@ std::string uninstall_script(const std::string& what, const std::string& interna
       "# Removes {} from this operator library, under its lock. Made by skb {}.\n"
       "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 1\n"
       "lib=$(cd \"$here{}\" && pwd) || exit 1\n"
-      "exec \"$lib/bin/skb-install\" {} -- --install-path=\"$lib/../../..\" {} \"$@\"\n",
+      "exec \"$lib/bin/skb-install\" --library=\"$lib\" {} -- {} \"$@\"\n",
       what, common::kVersion, up, internal, args);
 }
 
 }  // namespace
 
-fs::path default_install_path() {
-  if (const char* env = std::getenv("SKB_INSTALL_PATH"); env && *env) return env;
-  if (::geteuid() == 0) return "/usr/local/skb";
-  const char* home = std::getenv("HOME");
-  if (!home || !*home) throw Error("no --install-path given, and neither SKB_INSTALL_PATH nor HOME is set");
-  return fs::path(home) / ".local" / "skb";
+fs::path library_root(const fs::path& install_path) { return install_path / "opp" / "static_kernel" / "ai_core"; }
+
+fs::path default_library_root() {
+  auto env = [](const char* name) -> const char* {
+    const char* v = std::getenv(name);
+    return v && *v ? v : nullptr;
+  };
+  if (const char* p = env("SKB_INSTALL_PATH")) return library_root(p);
+  if (const char* p = env("ASCEND_OPP_PATH")) return fs::path(p) / "static_kernel" / "ai_core";
+  if (const char* p = env("ASCEND_HOME_PATH")) return library_root(p);
+  if (::geteuid() == 0) return library_root("/usr/local/skb");
+  const char* home = env("HOME");
+  if (!home)
+    throw Error(
+        "no --install-path given, and none of SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, HOME is set");
+  return library_root(fs::path(home) / ".local" / "skb");
 }
 
-Library::Library(const fs::path& install_path, const common::Diag& diag)
-    : install_path_(fs::absolute(install_path).lexically_normal()),
-      root_(install_path_ / "opp" / "static_kernel" / "ai_core"),
-      diag_(diag) {}
+Library::Library(const fs::path& root, const common::Diag& diag)
+    : root_(fs::absolute(root).lexically_normal()), diag_(diag) {}
+
+fs::path Library::lock_file() const { return root_.parent_path() / ("." + root_.filename().string() + ".lock"); }
+
+void Library::ensure_parent() {
+  std::error_code ec;
+  fs::create_directories(root_.parent_path(), ec);
+  if (ec) throw Error(fmt::format("{}: cannot create: {}", root_.parent_path().string(), ec.message()));
+  common::ensure_real_dir(root_.parent_path());
+}
 
 void Library::ensure_layout() {
+  for (const fs::path& d : {root_, root_ / "config", root_ / "bin"}) common::ensure_real_dir(d);
+  // What a removal of ai_core/ killed midway left (see remove_root_if_empty).
+  std::string trash_prefix = "." + root_.filename().string() + ".trash.";
   std::error_code ec;
-  fs::create_directories(install_path_, ec);
-  if (ec) throw Error(fmt::format("{}: cannot create: {}", install_path_.string(), ec.message()));
-  for (const fs::path& d :
-       {install_path_ / "opp", install_path_ / "opp" / "static_kernel", root_, root_ / "config", root_ / "bin"})
-    common::ensure_real_dir(d);
+  for (fs::directory_iterator it(root_.parent_path(), ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(trash_prefix, 0) == 0) remove_tree(it->path());
+}
+
+void Library::remove_root_if_empty() {
+  if (!fs::exists(root_) || recovery_pending() || !read_order().empty()) return;
+  fs::path trash = root_.parent_path() / fmt::format(".{}.trash.{}", root_.filename().string(), ::getpid());
+  if (::rename(root_.c_str(), trash.c_str()) == 0) remove_tree(trash);
 }
 
 std::vector<std::string> Library::read_order() const {
@@ -193,9 +216,20 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   if (!o.force && !recovery_pending() && same_payload_installed(payload)) return false;
   // The lock comes before the manifest is read: installers that will find the package
   // installed by another one (the ranks of a node) wait without parsing it.
+  ensure_parent();
+  LibraryLock lock(lock_file(), o.lock_timeout, diag_);
+  const bool created = !fs::exists(root_);
   ensure_layout();
-  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
   recover();
+  try {
+    return install_locked(payload, o);
+  } catch (...) {
+    if (created) remove_root_if_empty();  // a refused first install leaves no ai_core/ behind
+    throw;
+  }
+}
+
+bool Library::install_locked(const PayloadSource& payload, const LibraryOptions& o) {
   if (!o.force && same_payload_installed(payload)) return false;
   PayloadManifest pm = read_manifest(payload);  // parsed once: extraction and the index reuse it
   packager::Manifest& m = pm.manifest;
@@ -264,18 +298,22 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
 bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
   if (!packager::is_package_name(package)) throw Error(fmt::format("{}: not a package name", package));
   if (!fs::exists(root_ / "config")) return false;
-  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
+  LibraryLock lock(lock_file(), o.lock_timeout, diag_);
+  if (!fs::exists(root_ / "config")) return false;  // removed while this one waited
   recover();
-  if (!fs::exists(root_ / package)) return false;
-  remove_package_locked(package);
-  return true;
+  bool removed = fs::exists(root_ / package);
+  if (removed) remove_package_locked(package);
+  remove_root_if_empty();
+  return removed;
 }
 
 void Library::uninstall_all(const LibraryOptions& o) {
   if (!fs::exists(root_ / "config")) return;
-  LibraryLock lock(root_ / "config" / "static_kernel.lock", o.lock_timeout, diag_);
+  LibraryLock lock(lock_file(), o.lock_timeout, diag_);
+  if (!fs::exists(root_ / "config")) return;
   recover();
   for (const auto& p : read_order()) remove_package_locked(p);
+  remove_root_if_empty();
 }
 
 }  // namespace skb::installer

@@ -15,16 +15,19 @@ struct LibraryOptions {
   bool upgrade = false;  // replace an installed package of the same name and other contents
 };
 
-/// An operator library in CANN's layout, below <install_path>/opp/static_kernel/ai_core:
+/// An operator library in CANN's layout, the folder opbase reads (<opp>/static_kernel/ai_core):
 ///   config.ini, version.info, uninstall.sh, bin/skb-install,
-///   config/static_kernel.lock, config/<soc>/binary_info_config.json,
+///   config/<soc>/binary_info_config.json,
 ///   <package>/{manifest.json, uninstall.sh, <soc>/<Op>/<kernel files>}.
+/// The lock is beside it, <opp>/static_kernel/.ai_core.lock, so that removing ai_core/ when its
+/// last package goes never removes the lock other installers wait on.
 /// Every change holds the lock for its whole read-modify-write; every shared file is replaced
 /// by write-temp, fsync, rename; a journal lets the next run finish or roll back an
 /// interrupted one. The indexes are always recomputed from the installed packages.
 class Library {
  public:
-  Library(const std::filesystem::path& install_path, const common::Diag& diag);
+  /// root: the ai_core folder (see library_root).
+  Library(const std::filesystem::path& root, const common::Diag& diag);
 
   const std::filesystem::path& root() const { return root_; }
 
@@ -36,7 +39,7 @@ class Library {
   /// not installed.
   bool uninstall(const std::string& package, const LibraryOptions& options);
 
-  /// Removes every package.
+  /// Removes every package, and with them ai_core/.
   void uninstall_all(const LibraryOptions& options);
 
  private:
@@ -47,23 +50,34 @@ class Library {
   std::vector<std::filesystem::path> leftover_dirs() const;
   /// An interrupted change waits to be finished: a journal, or leftover folders.
   bool recovery_pending() const;
+  /// Creates the lock's folder; then, under the lock, ai_core/ and its folders.
+  void ensure_parent();
   void ensure_layout();
+  /// With no package left, ai_core/ goes (CANN's full uninstall leaves no ai_core/ behind).
+  void remove_root_if_empty();
+  std::filesystem::path lock_file() const;
   void recover();
   std::vector<std::string> read_order() const;
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the manifest of a package just written, taken (moved from) instead of read back.
   void publish(const std::vector<std::string>& newest_first, packager::Manifest* fresh = nullptr);
+  bool install_locked(const PayloadSource& payload, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   void clear_journal();
 
-  std::filesystem::path install_path_, root_;
+  std::filesystem::path root_;
   const common::Diag& diag_;
 };
 
-/// The default install path: $SKB_INSTALL_PATH, else /usr/local/skb for root, else
-/// $HOME/.local/skb.
-std::filesystem::path default_install_path();
+/// The ai_core folder of an install path: <install_path>/opp/static_kernel/ai_core.
+std::filesystem::path library_root(const std::filesystem::path& install_path);
+
+/// The operator library to use when no --install-path is given: that of $SKB_INSTALL_PATH; else
+/// the one opbase reads, $ASCEND_OPP_PATH/static_kernel/ai_core, else
+/// $ASCEND_HOME_PATH/opp/static_kernel/ai_core; else that of /usr/local/skb for root, of
+/// $HOME/.local/skb for others.
+std::filesystem::path default_library_root();
 
 }  // namespace skb::installer

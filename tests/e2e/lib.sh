@@ -94,5 +94,5 @@ make_two_packages() {
   A=$(SOURCE_DATE_EPOCH=1700000000 build_package dump_a out_a)
   B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
   pa=$(basename "$A" .run); pb=$(basename "$B" .run)
-  na=$(json_get out_a/package.json 'j["kernels"]'); nb=$(json_get out_b/package.json 'j["kernels"]')
+  na=$(json_get out_a/.skb/package.json 'j["kernels"]'); nb=$(json_get out_b/.skb/package.json 'j["kernels"]')
 }

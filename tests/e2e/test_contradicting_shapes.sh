@@ -37,14 +37,14 @@ expect_eq "$contradicting" 8 "contradicting files written"
 step "skb-package rejects exactly the contradicting files and packages the rest"
 run=$(build_package dump out 2>err.txt)
 [ -f "$run" ] || fail "no package: $(cat err.txt)"
-expect_eq "$(json_get out/summary.json 'len(j["files_rejected"])')" "$contradicting" "files rejected"
-expect_eq "$(json_get out/summary.json 'all("_contradicting_" in r["file"] for r in j["files_rejected"])')" True \
+expect_eq "$(json_get out/.skb/summary.json 'len(j["files_rejected"])')" "$contradicting" "files rejected"
+expect_eq "$(json_get out/.skb/summary.json 'all("_contradicting_" in r["file"] for r in j["files_rejected"])')" True \
   "only contradicting files rejected"
 grep -q 'MatMulV2_contradicting_1.json: /inputs/1/shape: expected \[96,32\] for MatMulV2 with transpose_x1=false, transpose_x2=true, found \[32,96\]' err.txt ||
   fail "the MatMulV2 contradiction is not reported as expected: $(cat err.txt)"
 grep -q 'BatchMatMulV2_contradicting_0.json: /inputs/1/shape: expected \[1,2,8,16\] for BatchMatMulV2 with adj_x1=false, adj_x2=true, found \[1,2,16,8\]' err.txt ||
   fail "the BatchMatMulV2 contradiction is not reported as expected: $(cat err.txt)"
-python3 - out <<'PY' || fail "a kernel was planned for a contradicting record"
+python3 - out/.skb <<'PY' || fail "a kernel was planned for a contradicting record"
 import glob, json, sys
 for info in glob.glob(sys.argv[1] + "/kernel_meta/*.info"):
     sig = json.loads(open(info).read())
@@ -54,7 +54,7 @@ for info in glob.glob(sys.argv[1] + "/kernel_meta/*.info"):
     if sig.get("op_type") == "BatchMatMulV2" and flags.get("adj_x2") and sig["inputs"][1]["shape"] == [1, 2, 16, 8]:
         sys.exit(1)
 PY
-echo "    $contradicting contradicting files rejected; $(json_get out/summary.json 'j["planned_total"]') kernels planned"
+echo "    $contradicting contradicting files rejected; $(json_get out/.skb/summary.json 'j["planned_total"]') kernels planned"
 
 step "--strict refuses the dump and writes nothing"
 rc=0; skb-generate -p dump -o strict --strict -q 2>strict.err || rc=$?

@@ -60,7 +60,7 @@ sh "$run" --check -q || fail "the package made after space was freed does not ve
 step "install on a full disk"
 make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
 A=$(SOURCE_DATE_EPOCH=1600000000 build_package dump_a out_a)
-na=$(json_get out_a/package.json 'j["kernels"]')
+na=$(json_get out_a/.skb/package.json 'j["kernels"]')
 lib=$small/lib
 sh "$A" --install-path="$lib" -q
 fill "$small"

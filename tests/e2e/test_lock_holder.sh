@@ -17,7 +17,7 @@ f = open(sys.argv[1], "a")
 fcntl.flock(f, fcntl.LOCK_EX)
 open(sys.argv[2], "w").close()
 os.kill(os.getpid(), signal.SIGSTOP)
-' "$root/config/static_kernel.lock" locked &
+' "$(dirname "$root")/.ai_core.lock" locked &
 holder=$!
 trap 'kill -9 "$holder" 2>/dev/null || true' EXIT  # a stopped holder left behind would keep ctest waiting
 for _ in $(seq 100); do [ -e locked ] && break; sleep 0.05; done
@@ -28,7 +28,7 @@ rc=0; SKB_LOCK_TIMEOUT=2 sh "$B" --install-path="$lib" 2>err || rc=$?
 waited=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$rc" != 0 ] || fail "the install went ahead under a held lock"
 cat err | sed 's/^/    /'
-grep -q "waiting for .*static_kernel.lock (held by process $holder (python3, stopped))" err || fail "no message while waiting"
+grep -q "waiting for .*\.ai_core\.lock (held by process $holder (python3, stopped))" err || fail "no message while waiting"
 grep -q "still locked by process $holder (python3, stopped) after 2 s; nothing was changed" err || fail "unclear timeout error"
 [ "$waited" -ge 2000 ] || fail "gave up after ${waited} ms, before the 2 s timeout"
 expect_eq "$(sha256sum "$root/config/host/binary_info_config.json")" "$index_before" "the index"
@@ -58,6 +58,6 @@ step "the holder is killed: the next run succeeds"
 kill -9 "$holder"; wait "$holder" 2>/dev/null || true
 SKB_LOCK_TIMEOUT=5 sh "$B" --install-path="$lib" -q || fail "install after the holder died"
 expect_eq "$(check_library "$lib")" "$nb" "kernels listed after the install"
-[ -f "$root/config/static_kernel.lock" ] || fail "the lock file was deleted"
+[ -f "$(dirname "$root")/.ai_core.lock" ] || fail "the lock file was deleted"
 echo "    refused after ${waited} ms with a 2 s timeout; installed once the holder was gone"
 echo PASS

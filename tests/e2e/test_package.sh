@@ -7,20 +7,27 @@ make_dump dump --ranks 2 --seqs 8 --hidden 16 --heads 2
 step "the whole job prints the path of the .run"
 run=$(build_package dump out)
 [ -f "$run" ] || fail "no .run at '$run'"
-case $(basename "$run") in static_kernel_[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9].run) ;;
-  *) fail "unexpected name $run" ;; esac
-kernels=$(json_get out/package.json 'j["kernels"]')
+[[ $(basename "$run") =~ ^static_kernel_[0-9]{14}_[0-9a-f]{8}\.run$ ]] || fail "unexpected name $run"
+expect_eq "$(ls out)" "$(basename "$run")" "what the destination holds"
+kernels=$(json_get out/.skb/package.json 'j["kernels"]')
 
-step "ninja makes no new package when no kernel changed"
-before=$(ls out/*.run | wc -l)
-expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after packaging"
-expect_eq "$(ls out/*.run | wc -l)" "$before" "packages after a no-op build"
+step "ninja makes no new package when no kernel changed; a new kernel's package replaces the old one"
+expect_eq "$(ninja -C out/.skb | tail -1)" "ninja: no work to do." "ninja after packaging"
+expect_eq "$(build_package dump out)" "$run" "the whole job again"
+expect_eq "$(ls out)" "$(basename "$run")" "packages after a no-op rerun"
+make_dump dump9 --ranks 2 --seqs 8,9 --hidden 16 --heads 2
+run2=$(build_package dump9 out)
+[ "$run2" != "$run" ] || fail "no new package for new kernels"
+expect_eq "$(ls out)" "$(basename "$run2")" "packages after new kernels"
+cmp -s out/.skb/static_kernel.run "$run2" || fail "static_kernel.run is not the newest package"
+run=$(build_package dump out)
 
 step "SOURCE_DATE_EPOCH: two packagings are byte-identical, for each compression"
 for c in gzip zstd xz; do
-  a=$(SOURCE_DATE_EPOCH=1700000000 skb-package out -o "repro_a_$c" --compression "$c" -q)
-  b=$(SOURCE_DATE_EPOCH=1700000000 skb-package out -o "repro_b_$c" --compression "$c" -q)
-  expect_eq "$(basename "$a")" "static_kernel_20231114221320.run" "name from SOURCE_DATE_EPOCH"
+  a=$(SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o "repro_a_$c" --compression "$c" -q)
+  b=$(SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o "repro_b_$c" --compression "$c" -q)
+  [[ $(basename "$a") =~ ^static_kernel_20231114221320_[0-9a-f]{8}\.run$ ]] || fail "name from SOURCE_DATE_EPOCH: $a"
+  expect_eq "$(basename "$a")" "$(basename "$b")" "names of two $c packagings"
   expect_eq "$(sha256sum < "$a")" "$(sha256sum < "$b")" "sha256 of two $c packagings"
   sh "$a" --check >/dev/null || fail "$c package does not check"
   sh "$a" --install-path="inst_$c" -q || fail "$c package does not install"
@@ -28,13 +35,13 @@ for c in gzip zstd xz; do
 done
 
 step "an existing package of the same name is never overwritten"
-mkdir -p clash && echo "not ours" > clash/static_kernel_20231114221320.run
-if SOURCE_DATE_EPOCH=1700000000 skb-package out -o clash -q 2>clash.err; then fail "overwrote an existing package"; fi
-expect_eq "$(cat clash/static_kernel_20231114221320.run)" "not ours" "the existing file"
+mkdir -p clash && echo "not ours" > "clash/$(basename "$a")"
+if SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o clash --compression xz -q 2>clash.err; then fail "overwrote an existing package"; fi
+expect_eq "$(cat "clash/$(basename "$a")")" "not ours" "the existing file"
 grep -q "already exists" clash.err || fail "no clear error: $(cat clash.err)"
 
 step "a kernel that does not match its record is never packed"
-cp -r out damaged
+cp -r out/.skb damaged
 victim=$(ls damaged/kernel_meta/*.so | head -1)
 printf 'X' | dd of="$victim" bs=1 seek=100 conv=notrunc 2>/dev/null
 if skb-package damaged -o damaged_pkg -q 2>damaged.err; then fail "packed a damaged kernel"; fi
@@ -81,7 +88,7 @@ TMPDIR=$PWD/run_tmp sh "$run" --install-path="$PWD/tmp_lib" -q || fail "install 
 [ -z "$(ls run_tmp)" ] || fail "an install left $(ls run_tmp) in TMPDIR"
 # A holder of the lock makes the installer wait: it is killed while waiting.
 python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(30)' \
-  tmp_lib/opp/static_kernel/ai_core/config/static_kernel.lock tmp_locked &
+  tmp_lib/opp/static_kernel/.ai_core.lock tmp_locked &
 holder=$!
 for _ in $(seq 100); do [ -e tmp_locked ] && break; sleep 0.05; done
 SKB_LOCK_TIMEOUT=30 TMPDIR=$PWD/run_tmp sh "$run" --install-path="$PWD/tmp_lib" --force 2>waiter.err &
