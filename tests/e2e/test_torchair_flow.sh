@@ -1,0 +1,125 @@
+# skb in op_compiler's place, driven exactly as torchair drives it (static_kernel.py): the argv of
+# static_compile, the .run executed bare with CANN's environment, the glob for uninstall.sh, the
+# index opbase reads checked field by field, the uninstall run bare; then 8 bare .runs at once.
+source "$(dirname "$0")/lib.sh"
+export SKB_LOCK_TIMEOUT=120
+unset SKB_INSTALL_PATH SKB_TOOLCHAIN
+compat=$SKB_BIN/../libexec/skb/compat
+[ -x "$compat/op_compiler" ] || fail "no op_compiler entry in $compat"
+export PATH=$compat:$PATH
+cann=$PWD/Ascend/ascend-toolkit
+mkdir -p "$cann/8.5.0/opp" && ln -s 8.5.0 "$cann/latest"
+export ASCEND_HOME_PATH=$cann/latest ASCEND_OPP_PATH=$cann/latest/opp
+ai_core=$ASCEND_OPP_PATH/static_kernel/ai_core
+
+# A result root as torchair lays it out, with the records it selected for compiling.
+make_dump dump --ranks 1 --seqs 8,16 --hidden 16 --heads 2
+root=$PWD/aclnn_static_shape_kernel_outputs/ts20261123101500123456_pid4242_outputs
+mkdir -p "$root/4242_opcompile_selected"
+cp dump/*/*_opcompile/*.json "$root/4242_opcompile_selected/"
+records=$(ls "$root/4242_opcompile_selected" | wc -l)
+listing() { (cd "$root/4242_opcompile_selected" && find . -printf '%p %s %T@\n' | sort | sha256sum); }
+before=$(listing)
+
+step "op_compiler --count, unknown options, and the help that teaches"
+expect_eq "$(op_compiler -p "$root/4242_opcompile_selected" --count)" "$records" "--count"
+rc=0; op_compiler -p "$root/4242_opcompile_selected" -o "$root" --bogus 2>/dev/null || rc=$?
+expect_eq "$rc" 2 "exit status for an unknown option"
+op_compiler --help | grep -q -- "--op_params_dir" || fail "--help does not list --op_params_dir"
+
+step "torchair's exact argv: -p -v -j -o, then -l error and -f true"
+out=$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" -l error -f true 2>err) ||
+  fail "op_compiler failed: $(cat err)"
+[[ $out =~ ^generate\ run\ package\ (static_kernel_[0-9]{14}_[0-9a-f]{8})\.run\ success$ ]] || fail "stdout: $out"
+stem=${BASH_REMATCH[1]}
+expect_eq "$(cd "$root" && ls -- *.run)" "$stem.run" "the .run files in the result root"
+[ -x "$root/$stem.run" ] || fail "the .run is not executable"
+expect_eq "$(listing)" "$before" "the record folder after op_compiler"
+[ ! -s err ] || fail "-l error printed more than errors: $(cat err)"
+
+step "a rerun with nothing new compiles nothing and makes no new package"
+mtime_before=$(stat -c %Y.%N "$root/$stem.run")
+out2=$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" -l debug -f true 2>err)
+expect_eq "$out2" "$out" "stdout of the rerun"
+grep -q "ninja: no work to do" err || fail "the rerun built something: $(tail -5 err)"
+expect_eq "$(stat -c %Y.%N "$root/$stem.run")" "$mtime_before" "the package after the rerun"
+op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" --enable_super_kernel \
+  --super_kernel_options a=1:b=2 >/dev/null 2>err || fail "--enable_super_kernel refused"
+grep -q "super kernels are not built" err || fail "no word about super kernels: $(cat err)"
+
+step "-o naming the .run, and a SoC the table lacks"
+op_compiler -p "$root/4242_opcompile_selected" -v MyChip7 -o "$PWD/named/static_kernel_mine.run" >/dev/null 2>err ||
+  fail "-o X.run failed: $(cat err)"
+[ -f named/static_kernel_mine.run ] || fail "no named/static_kernel_mine.run"
+grep -q "SoC MyChip7 is not in the SoC table" err || fail "no warning for an unknown SoC: $(cat err)"
+
+# torchair's _install_run_packages and save_uninstall_info, as they are written.
+install_and_find_uninstall() {
+  python3 - "$root" <<'PY'
+import os, subprocess, sys
+from pathlib import Path
+for run_pkg in Path(sys.argv[1]).glob("*.run"):
+    subprocess.run([str(run_pkg)], check=True, capture_output=True, text=True)
+    pattern = f"*/opp/static_kernel/ai_core/{run_pkg.name[:-4]}/uninstall.sh"
+    print(next(Path(os.environ["ASCEND_HOME_PATH"]).parent.glob(pattern)))
+PY
+}
+
+# Section 4 of the reference, field by field, for every entry opbase reads.
+check_opbase_index() {
+  python3 - "$ai_core" "$stem" "$1" <<'PY'
+import json, os, re, sys
+ai_core, stem, expected = sys.argv[1], sys.argv[2], int(sys.argv[3])
+assert sorted(os.listdir(os.path.join(ai_core, "config"))) == ["ascend910b"], os.listdir(os.path.join(ai_core, "config"))
+index = json.load(open(os.path.join(ai_core, "config", "ascend910b", "binary_info_config.json")))
+n = 0
+for op, entry in index.items():
+    assert entry["dynamicRankSupport"] is True and entry["simplifiedKeyMode"] == 0, op
+    keys = set()
+    for e in entry["staticList"]:
+        assert type(e["coreType"]) is int, e
+        d = e["binDesc"]
+        assert type(d["blockDim"]) is int and d["blockDim"] >= 0 and isinstance(d["kernelName"], str) and d["kernelName"]
+        assert isinstance(d["workspace"], list)
+        assert e["binPath"].startswith(stem + "/ascend910b/" + op + "/"), e["binPath"]
+        assert os.path.isfile(os.path.join(ai_core, e["binPath"])), e["binPath"]
+        k = e["simplifiedKey"]
+        assert re.fullmatch(re.escape(op) + r"/d=[01],p=[012](/(_|\[[0-9a-f,]*\]|[0-9a-f]+|[0-9a-f]+,[0-9a-f]+,\([0-9a-f,]*\)(,\([0-9a-f,]*\),[0-9a-f]+)?(,\[[0-9a-f,]*\])?))*", k), k
+        assert k not in keys, "two entries for " + k
+        keys.add(k)
+        assert len(e["skbKey"]) == 64 and len(e["sha256"]) == 64
+        n += 1
+assert n == expected, "%d entries opbase reads, expected %d" % (n, expected)
+print(n)
+PY
+}
+
+static_kernels=$(sh "$root/$stem.run" --list | awk '$2 == "static"' | wc -l)
+step "the .run executed bare installs where opbase reads; torchair's glob finds uninstall.sh"
+uninstall=$(install_and_find_uninstall) || fail "the bare install failed"
+case $uninstall in "$cann"/*/opp/static_kernel/ai_core/"$stem"/uninstall.sh) ;; *) fail "torchair's glob found '$uninstall'" ;; esac
+expect_eq "$(readlink -f "$uninstall")" "$(readlink -f "$ai_core/$stem/uninstall.sh")" "uninstall.sh found by torchair's glob"
+[ -x "$uninstall" ] || fail "uninstall.sh is not executable"
+check_opbase_index "$static_kernels" >/dev/null || fail "the index is not what opbase reads"
+expect_eq "$(check_library "$ASCEND_HOME_PATH")" "$static_kernels" "kernels listed"
+replay=$(skb-replay "$root/4242_opcompile_selected" --install-path "$ASCEND_HOME_PATH" -v ascend910b) ||
+  fail "skb's runtime on the installed library: $replay"
+echo "    $replay"
+echo "$replay" | grep -q " 0 differed" || fail "kernels computed wrong results"
+
+step "the uninstall run bare: ai_core/ is gone, the lock stays"
+"$uninstall" || fail "uninstall.sh failed"
+[ ! -e "$ai_core" ] || fail "ai_core/ is left behind: $(ls -A "$ai_core")"
+[ -f "$ASCEND_OPP_PATH/static_kernel/.ai_core.lock" ] || fail "the lock file was removed"
+
+step "8 copies of the bare .run at once, as the ranks of a node"
+pids=()
+for i in $(seq 8); do "$root/$stem.run" >"bare_$i.out" 2>&1 & pids+=($!); done
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || fail "bare .run $((i + 1)) failed: $(cat "bare_$((i + 1)).out")"; done
+check_opbase_index "$static_kernels" >/dev/null || fail "the index after 8 concurrent installs"
+expect_eq "$(grep -c "^load_priority=$stem$" "$ai_core/config.ini")" 1 "config.ini after 8 concurrent installs"
+expect_eq "$(check_library "$ASCEND_HOME_PATH")" "$static_kernels" "kernels listed"
+"$ai_core/$stem/uninstall.sh" || fail "uninstall.sh failed"
+[ ! -e "$ai_core" ] || fail "ai_core/ is left behind after the last uninstall"
+echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
+echo PASS
