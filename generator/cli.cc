@@ -77,6 +77,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   cs->add_option("--name", step.name)->required();
   cs->add_option("--op", step.op_type);  // default: from the name
   cs->add_option("--list-separator", step.list_separator);
+  cs->add_flag("--sidecar", step.sidecar);
   cs->add_option("--variant", step.variant)->required();
   cs->add_option("--suffix", step.suffix)->required();
   cs->add_option("--entry", step.entry)->required();

@@ -10,6 +10,7 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "generator/sidecar.h"
 #include "opmodel/defines.h"
 
 namespace skb::generator {
@@ -27,6 +28,10 @@ std::string op_type_of(const std::string& kernel_name) {
 }
 
 std::string build_result_json(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
+  return build_result(s, sha256, size).dump(2) + "\n";
+}
+
+Json build_result(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
   Json j = {{"binFileName", s.name + s.suffix},
             {"binFileSuffix", s.suffix},
             {"kernelName", s.entry},
@@ -36,7 +41,7 @@ std::string build_result_json(const CompileStep& s, const std::string& sha256, s
             {"size", size},
             {"toolchain", s.toolchain_id},
             {"variant", s.variant}};
-  return j.dump(2) + "\n";
+  return j;
 }
 
 namespace {
@@ -66,8 +71,9 @@ std::vector<std::string> with_defines(const CompileStep& s) {
   return words;
 }
 
-// Compiles (then links, when the command has a link step) into tmp; returns the exit code.
-int compile_into(const CompileStep& s, const fs::path& tmp) {
+// Compiles (then links, when the command has a link step) into tmp, the sidecar into side_tmp;
+// returns the exit code.
+int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
   std::vector<std::string> compile = with_defines(s), link;
   if (auto at = std::find(compile.begin(), compile.end(), kLinkSeparator); at != compile.end()) {
     link.assign(at + 1, compile.end());
@@ -77,6 +83,7 @@ int compile_into(const CompileStep& s, const fs::path& tmp) {
   for (auto* words : {&compile, &link}) {
     replace_all(*words, kOutPlaceholder, tmp.string());
     replace_all(*words, kObjPlaceholder, obj.string());
+    replace_all(*words, kSidecarPlaceholder, side_tmp.string());
   }
   int rc = common::run_process(compile, false).exit_code;
   if (rc == 0 && !link.empty()) rc = common::run_process(link, false).exit_code;
@@ -87,28 +94,51 @@ int compile_into(const CompileStep& s, const fs::path& tmp) {
 
 }  // namespace
 
+// The compiler's sidecar, validated: the fields the index takes from it, recorded in the build
+// result, and the file's hash. Throws Error naming the kernel, the file and the JSON pointer.
+void record_sidecar(const CompileStep& s, const fs::path& side_tmp, const fs::path& side, Json& result) {
+  std::error_code ec;
+  if (!fs::is_regular_file(side_tmp, ec))
+    throw common::Error(fmt::format("{}: the compiler wrote no sidecar ({{sidecar}} of the profile)", s.name));
+  std::string text = common::read_file(side_tmp, 16 << 20);
+  Sidecar sc;
+  try {
+    sc = parse_sidecar(common::parse_json(text));
+  } catch (const common::FieldError& e) {
+    throw common::Error(fmt::format("{}: the compiler's sidecar: {}", s.name, e.describe()));
+  }
+  result["kernelName"] = sc.kernel_name;
+  result["binDesc"] = {{"blockDim", sc.block_dim}, {"kernelName", sc.kernel_name}, {"workspace", sc.workspace}};
+  result["sidecar"] = {{"file", side.filename().string()}, {"sha256", common::sha256_hex(text)}, {"size", text.size()}};
+}
+
 int run_compile_step(const CompileStep& s) {
   fs::path bin = s.dir / (s.name + s.suffix);
   fs::path json = s.dir / (s.name + ".json");
+  fs::path side = s.dir / (s.name + kSidecarSuffix);
   fs::path tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, s.suffix, ::getpid());
-  int exit_code = compile_into(s, tmp);
+  fs::path side_tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, kSidecarSuffix, ::getpid());
   std::error_code ec;
+  struct Cleanup {
+    const fs::path &a, &b;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove(a, ec);
+      fs::remove(b, ec);
+    }
+  } cleanup{tmp, side_tmp};
+  int exit_code = compile_into(s, tmp, side_tmp);
   if (exit_code != 0 || !fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0) {
-    fs::remove(tmp, ec);
     if (exit_code != 0) return exit_code;
     throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
   }
-  try {
-    std::string sha = common::sha256_file(tmp);
-    std::uintmax_t size = fs::file_size(tmp);
-    fs::remove(json, ec);
-    fs::rename(tmp, bin);
-    // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
-    common::write_atomic(json, build_result_json(s, sha, size), 0644, common::Sync::kAtomic);
-  } catch (...) {
-    fs::remove(tmp, ec);
-    throw;
-  }
+  Json result = build_result(s, common::sha256_file(tmp), fs::file_size(tmp));
+  if (s.sidecar) record_sidecar(s, side_tmp, side, result);
+  fs::remove(json, ec);
+  fs::rename(tmp, bin);
+  if (s.sidecar) fs::rename(side_tmp, side);
+  // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
+  common::write_atomic(json, result.dump(2) + "\n", 0644, common::Sync::kAtomic);
   return 0;
 }
 
@@ -121,7 +151,14 @@ bool keep_if_complete(const fs::path& dir, const std::string& name, const std::s
   try {
     Json result = common::parse_json(common::read_file(json, 1 << 20));
     auto size = fs::file_size(bin, ec);
-    if (!ec && result.value("size", std::uintmax_t{0}) == size && result.value("binFileName", "") == name + suffix) {
+    bool sidecar_ok = true;
+    if (result.contains("sidecar")) {
+      std::error_code side_ec;
+      auto side_size = fs::file_size(dir / (name + kSidecarSuffix), side_ec);
+      sidecar_ok = !side_ec && side_size == result["sidecar"].value("size", std::uintmax_t{0});
+    }
+    if (!ec && sidecar_ok && result.value("size", std::uintmax_t{0}) == size &&
+        result.value("binFileName", "") == name + suffix) {
       complete = fs::last_write_time(bin, ec) <= fs::last_write_time(json, ec) ||
                  result.value("sha256", "") == common::sha256_file(bin);
     }
@@ -131,6 +168,7 @@ bool keep_if_complete(const fs::path& dir, const std::string& name, const std::s
   if (!complete) {
     fs::remove(json, ec);
     fs::remove(bin, ec);
+    fs::remove(dir / (name + kSidecarSuffix), ec);
   }
   return complete;
 }

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "common/json_input.h"
+
 namespace skb::generator {
 
 /// What one edge of build.ninja compiles, and how the result is recorded.
@@ -20,6 +22,7 @@ struct CompileStep {
   /// (so that build.ninja need not hold them).
   std::vector<std::string> command;
   std::string list_separator = ",";  // of list values in -D macros (the toolchain's)
+  bool sidecar = false;              // the command writes the compiler's JSON of the kernel to @SIDECAR@
 };
 
 /// Placeholders of CompileStep::command.
@@ -27,6 +30,10 @@ inline constexpr const char* kOutPlaceholder = "@OUT@";
 inline constexpr const char* kObjPlaceholder = "@OBJ@";
 inline constexpr const char* kLinkSeparator = "@LINK@";
 inline constexpr const char* kDefinesPlaceholder = "@DEFINES@";
+inline constexpr const char* kSidecarPlaceholder = "@SIDECAR@";
+
+/// The compiler's sidecar of a kernel in kernel_meta: <name>.sidecar.json.
+inline constexpr const char* kSidecarSuffix = ".sidecar.json";
 
 /// The op type of a kernel name `<OpType>_<32 hex>`.
 std::string op_type_of(const std::string& kernel_name);
@@ -36,6 +43,10 @@ std::string op_type_of(const std::string& kernel_name);
 /// toolchain) written last by rename, so a `.json` always describes a complete binary.
 /// Returns the compiler's exit code; on failure nothing of this kernel is left.
 int run_compile_step(const CompileStep& step);
+
+/// The build result recorded in <dir>/<name>.json for a binary, as written by the step (the
+/// sidecar's fields, when there is one, are added to it).
+common::Json build_result(const CompileStep& s, const std::string& sha256, std::uintmax_t size);
 
 /// The build result recorded in <dir>/<name>.json for a binary, as written by the step.
 std::string build_result_json(const CompileStep& step, const std::string& sha256, std::uintmax_t size);

@@ -16,6 +16,7 @@ namespace {
 std::string with_placeholders(std::string s) {
   for (std::size_t p; (p = s.find("{out}")) != std::string::npos;) s.replace(p, 5, kOutPlaceholder);
   for (std::size_t p; (p = s.find("{obj}")) != std::string::npos;) s.replace(p, 5, kObjPlaceholder);
+  for (std::size_t p; (p = s.find("{sidecar}")) != std::string::npos;) s.replace(p, 9, kSidecarPlaceholder);
   return s;
 }
 
@@ -79,6 +80,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
                                    "$n",      "--variant",    "$variant",       "--suffix", tc.suffix,
                                    "--entry", "$entry",       "--toolchain-id", tc.identity};
   if (tc.list_separator != ",") step.insert(step.end(), {"--list-separator", tc.list_separator});
+  if (tc.sidecar) step.push_back("--sidecar");
   step.push_back("--");
   std::vector<std::string> words = compile_words(tc);
   step.insert(step.end(), words.begin(), words.end());

@@ -65,6 +65,7 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   }
   if (!is_identifier(tc.soc))
     throw Error(fmt::format("--soc {}: expected a SoC name of [A-Za-z0-9_] or one of the SoC table", soc_arg));
+  tc.sidecar = p.sidecar;
   tc.core_type = p.core_type;
   tc.block_dim = p.block_dim;
   fs::path template_dir = (profile.parent_path() / p.template_dir).lexically_normal();

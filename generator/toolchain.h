@@ -36,6 +36,7 @@ struct Toolchain {
   bool soc_known = true;    // soc_version is in the SoC table (or is the profile's default)
   int core_type = 0;
   std::uint32_t block_dim = 1;
+  bool sidecar = false;              // each compile also writes the compiler's JSON of the kernel ({sidecar})
   std::vector<std::string> formats;  // storage formats its templates lay out; empty: any
   std::map<std::string, OpTemplate> ops;
   /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,

@@ -61,6 +61,10 @@ void check_commands(const ProfileSpec& p) {
   }
   if (!has_out || !(uses(p.command, "{src}") || uses(p.command, "{info}")))
     throw FieldError("/command", "expected a command that uses {out} and {src} or {info}");
+  bool writes_sidecar = uses(p.command, "{sidecar}") || uses(p.link, "{sidecar}");
+  if (p.sidecar && !writes_sidecar)
+    throw FieldError("/command", "expected {sidecar} in the compile or link command, since /sidecar is true");
+  if (!p.sidecar && writes_sidecar) throw FieldError("/sidecar", "expected true, since a command writes {sidecar}");
 }
 
 }  // namespace
@@ -72,7 +76,7 @@ ProfileSpec parse_profile_spec(const Json& doc) {
       "name",    "description", "compiler",  "identify",      "command",
       "flags",   "suffix",      "entry",     "dynamic_entry", "template_dir",
       "headers", "default_soc", "launcher",  "ops",           "define_list_separator",
-      "link",    "formats",     "core_type", "block_dim"};
+      "link",    "formats",     "core_type", "block_dim",     "sidecar"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -103,12 +107,13 @@ ProfileSpec parse_profile_spec(const Json& doc) {
                        "expected \",\" or \"\\\\,\" (a comma the compiler must not split on)");
   }
   if (root.has("flags")) p.flags = command_words(root.at("flags"), {"template_dir", "soc"});
-  p.command = command_words(root.at("command"),
-                            {"compiler", "flags", "defines", "src", "out", "obj", "info", "soc", "template_dir"});
+  p.command = command_words(root.at("command"), {"compiler", "flags", "defines", "src", "out", "obj", "info", "soc",
+                                                 "template_dir", "sidecar"});
   if (root.has("link")) {
-    p.link = command_words(root.at("link"), {"compiler", "flags", "obj", "out", "soc", "template_dir"});
+    p.link = command_words(root.at("link"), {"compiler", "flags", "obj", "out", "soc", "template_dir", "sidecar"});
     if (p.link.empty()) throw FieldError("/link", "expected a link command that reads {obj} and writes {out}");
   }
+  if (root.has("sidecar")) p.sidecar = root.at("sidecar").boolean();
   check_commands(p);
   if (root.has("identify")) {
     p.identify = command_words(root.at("identify"), {"compiler", "soc", "template_dir"});

@@ -22,6 +22,7 @@ struct ProfileSpec {
   std::vector<std::string> formats;  // storage formats the templates lay out; empty: any
   int core_type = 0;                 // what the operator library's index says of every kernel:
   std::uint32_t block_dim = 1;       // opbase's CoreType number, and the cores a launch takes
+  bool sidecar = false;              // the compiler writes its own JSON of each kernel to {sidecar}
   std::vector<Op> ops;               // in key order
 };
 

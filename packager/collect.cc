@@ -104,12 +104,39 @@ Collected collect_kernels(const fs::path& build_dir) {
     pk.simplified_key = simplified_key(info_path, signature, pk.variant);
     pk.core_type = core_type;
     pk.block_dim = block_dim;
+    // In the package, <name>.json beside the kernel is what opbase reads: the compiler's sidecar
+    // when the toolchain makes one (then skb's build record is <name>.build.json), else the record.
+    std::vector<std::pair<fs::path, std::string>> texts = {{info_path, std::move(info_text)}};
+    std::string record_name = name + ".json";
+    if (record.contains("sidecar")) {
+      try {
+        const Json& desc = record.at("binDesc");
+        pk.block_dim = desc.at("blockDim").get<std::uint32_t>();
+        pk.workspace = desc.at("workspace").get<std::vector<std::int64_t>>();
+      } catch (const Json::exception&) {
+        problems.push_back(
+            fmt::format("{}: {} has a sidecar but no valid binDesc", name, record_path.filename().string()));
+        continue;
+      }
+      fs::path side = kdir / (name + ".sidecar.json");
+      std::string side_text = common::read_file(side, 16 << 20);
+      if (common::sha256_hex(side_text) != record.at("sidecar").value("sha256", "")) {
+        problems.push_back(fmt::format("{}: sidecar {} does not match its record", name, side.filename().string()));
+        continue;
+      }
+      texts.emplace_back(side, std::move(side_text));
+      record_name = name + ".build.json";
+    }
+    texts.emplace_back(record_path, std::move(record_text));
     m.kernels.push_back(pk);
     m.files.push_back({dir + bin_path.filename().string(), want, size});
     c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt, name, want});
-    for (auto [p, text] : {std::pair{record_path, &record_text}, std::pair{info_path, &info_text}}) {
-      m.files.push_back({dir + p.filename().string(), common::sha256_hex(*text), text->size()});
-      c.files.push_back({p, dir + p.filename().string(), std::move(*text), "", ""});
+    for (auto& [p, text] : texts) {
+      std::string packed = dir + (p == record_path                         ? record_name
+                                  : p.filename() == name + ".sidecar.json" ? name + ".json"
+                                                                           : p.filename().string());
+      m.files.push_back({packed, common::sha256_hex(text), text.size()});
+      c.files.push_back({p, packed, std::move(text), "", ""});
     }
   }
   if (!problems.empty())

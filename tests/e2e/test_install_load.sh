@@ -13,7 +13,7 @@ make_two_packages
 pkgs=()
 for i in $(seq 1 16); do
   out=out_a; [ $((i % 2)) = 0 ] && out=out_b
-  pkgs+=("$(SOURCE_DATE_EPOCH=$((1710000000 + i)) skb-package "$out" -q)")
+  pkgs+=("$(SOURCE_DATE_EPOCH=$((1710000000 + i)) skb-package "$out/.skb" -q)")
 done
 [ "$(printf '%s\n' "${pkgs[@]}" | sort -u | wc -l)" = 16 ] || fail "the 16 packages do not have 16 names"
 lib=$PWD/lib

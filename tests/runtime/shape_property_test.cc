@@ -357,7 +357,7 @@ TEST(ShapeProperty, ConsistentRecordsMatchTheReferenceAndContradictionsAreRefuse
   auto built =
       common::run_process({SKB_PACKAGE_EXE, "-p", dump.string(), "-o", out.string(), "--dynamic", "--quiet"}, true);
   ASSERT_EQ(built.exit_code, 0) << built.output;
-  Json summary = common::parse_json(common::read_file(out / "summary.json", 1 << 24));
+  Json summary = common::parse_json(common::read_file(out / ".skb" / "summary.json", 1 << 24));
   std::vector<std::string> rejected;
   for (const Json& r : summary["files_rejected"]) {
     rejected.push_back(r["file"]);

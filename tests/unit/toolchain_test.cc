@@ -142,6 +142,20 @@ TEST(Toolchain, SocVersionMapsToOpbasesIndexFolder) {
   EXPECT_FALSE(other.soc_known);
 }
 
+// A compiler's own JSON of each kernel ({sidecar}): both or neither of the flag and the word.
+TEST(Toolchain, SidecarNeedsTheFlagAndTheWord) {
+  Json p = minimal_profile();
+  p["sidecar"] = true;
+  EXPECT_EQ(load_error(p), "/command: expected {sidecar} in the compile or link command, since /sidecar is true");
+  p["command"].push_back("--sidecar={sidecar}");
+  EXPECT_EQ(load_error(p), "");
+  p.erase("sidecar");
+  EXPECT_EQ(load_error(p), "/sidecar: expected true, since a command writes {sidecar}");
+  p["sidecar"] = true;
+  p["core_type"] = -1;
+  EXPECT_EQ(load_error(p), "/core_type: expected an integer in [0, 255], found -1");
+}
+
 TEST(Toolchain, SocTableIsCheckedAsData) {
   EXPECT_THROW(soc_family(common::Json::parse(R"({"names": {"A": "../x"}})"), "A"), common::FieldError);
   EXPECT_THROW(soc_family(common::Json::parse(R"({"prefixes": {}})"), "A"), common::FieldError);
