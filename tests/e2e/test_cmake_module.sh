@@ -5,10 +5,13 @@ SKB_BUILD=$(dirname "$SKB_BIN")
 
 step "cmake --install skb into a prefix"
 cmake --install "$SKB_BUILD" --prefix "$PWD/prefix" >/dev/null
-for f in bin/skb-generate bin/skb-package libexec/skb/skb-install share/skb/templates/toolchains/host.json \
+for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/compat/op_compiler \
+         share/skb/templates/toolchains/host.json share/skb/templates/socs.json \
          lib/cmake/skb/skbConfig.cmake lib/cmake/skb/skbConfigVersion.cmake lib/cmake/skb/skbFunctions.cmake; do
   [ -e "prefix/$f" ] || fail "not installed: $f"
 done
+expect_eq "$(prefix/libexec/skb/compat/op_compiler --version)" "$(prefix/bin/skb-package --version)" \
+  "the installed op_compiler entry runs the installed skb-package"
 # no path of the source or build tree in the programs' data (debug info may name them; so do
 # sanitizers, for their reports, so a sanitized build is not checked)
 for exe in $([ -z "${SKB_SANITIZE:-}" ] && echo skb-generate skb-package); do
