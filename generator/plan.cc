@@ -35,7 +35,12 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
     for (const Slot& s : *slots) {
       if (s.kind == Slot::Kind::kList) return "a dynamic (list) parameter";
       for (const Tensor& tensor : s.tensors) {
-        if (tensor.value_depend) continue;  // host data such as a permutation
+        // Host data such as a permutation: a static kernel is made for its values, so they must
+        // have been recorded (const_data "NULL" says they were not).
+        if (tensor.value_depend) {
+          if (!tensor.const_data.is_array()) return "a value-dependent input whose values were not recorded";
+          continue;
+        }
         if (std::find(t->dtypes.begin(), t->dtypes.end(), tensor.dtype) == t->dtypes.end())
           return fmt::format("dtype {}", tensor.dtype);
         if (!tensor.is_contiguous()) return "a non-contiguous view";

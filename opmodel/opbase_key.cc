@@ -1,13 +1,13 @@
 #include "opmodel/opbase_key.h"
 
 #include <fmt/format.h>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 #include <vector>
 
 #include "opmodel/ge_types.h"
+#include "skb_dtypes.h"  // the templates' float16 and bfloat16 conversions (round to nearest even)
 
 namespace skb::opmodel {
 namespace {
@@ -22,19 +22,6 @@ std::uint32_t float_bits(double v) {
   return bits;
 }
 
-std::uint16_t half_bits(double v) {
-  _Float16 h = static_cast<_Float16>(static_cast<float>(v));
-  std::uint16_t bits;
-  std::memcpy(&bits, &h, sizeof bits);
-  return bits;
-}
-
-std::uint16_t bfloat16_bits(double v) {
-  std::uint32_t b = float_bits(v);
-  if (std::isnan(static_cast<float>(v))) return static_cast<std::uint16_t>((b >> 16) | 0x40);
-  return static_cast<std::uint16_t>((b + 0x7fff + ((b >> 16) & 1)) >> 16);  // round to nearest even
-}
-
 // The bytes one element takes in memory, as opbase copies it: the element's own width,
 // zero-extended to one 8-byte little-endian word (every element here is at most 8 bytes).
 std::optional<std::uint64_t> element_word(const Json& v, std::string_view dtype) {
@@ -47,9 +34,9 @@ std::optional<std::uint64_t> element_word(const Json& v, std::string_view dtype)
     double d = v.get<double>();
     std::memcpy(&word, &d, sizeof d);
   } else if (dtype == "float16") {
-    word = half_bits(v.get<double>());
+    word = skb_k::from_float<skb_k::f16>(v.get<float>()).bits;
   } else if (dtype == "bfloat16") {
-    word = bfloat16_bits(v.get<double>());
+    word = skb_k::from_float<skb_k::bf16>(v.get<float>()).bits;
   } else if (dtype == "bool") {
     word = v.get<double>() != 0 ? 1 : 0;
   } else if (v.is_number_integer() || v.is_number_unsigned()) {

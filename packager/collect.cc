@@ -95,12 +95,13 @@ Collected collect_kernels(const fs::path& build_dir) {
     std::string signature = info_text;
     if (!signature.empty() && signature.back() == '\n') signature.pop_back();
     std::string dir = fmt::format("{}/{}/", m.soc, op);
-    PackageKernel pk{name,
-                     op,
-                     k.value("variant", "static"),
-                     common::sha256_hex(signature),
-                     record.value("kernelName", "skb_kernel"),
-                     dir + name + suffix};
+    PackageKernel pk;
+    pk.name = name;
+    pk.op_type = op;
+    pk.variant = k.value("variant", "static");
+    pk.key = common::sha256_hex(signature);
+    pk.entry = record.value("kernelName", "skb_kernel");
+    pk.bin = dir + name + suffix;
     pk.simplified_key = simplified_key(info_path, signature, pk.variant);
     pk.core_type = core_type;
     pk.block_dim = block_dim;

@@ -125,8 +125,13 @@ Manifest parse_manifest(const Json& doc) {
   std::size_t nk = kernels.array_size(1 << 20);
   for (std::size_t i = 0; i < nk; ++i) {
     Field k = kernels.at(i);
-    PackageKernel pk{name_field(k.at("name")), name_field(k.at("op_type")), k.at("variant").string(16),
-                     hex_field(k.at("key")),   name_field(k.at("entry")),   path_field(k.at("bin"))};
+    PackageKernel pk;
+    pk.name = name_field(k.at("name"));
+    pk.op_type = name_field(k.at("op_type"));
+    pk.variant = k.at("variant").string(16);
+    pk.key = hex_field(k.at("key"));
+    pk.entry = name_field(k.at("entry"));
+    pk.bin = path_field(k.at("bin"));
     // Fields opbase reads; packages made before they existed have none.
     if (k.has("simplified_key")) {
       pk.simplified_key = k.at("simplified_key").string(1 << 16);

@@ -34,6 +34,13 @@ for c in gzip zstd xz; do
   expect_eq "$(check_library "inst_$c")" "$kernels" "kernels listed after installing the $c package"
 done
 
+step "packages of other contents made in the same second never share a name"
+SOURCE_DATE_EPOCH=1700000000 build_package dump9 out9 >/dev/null
+n1=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o same -q)")
+n2=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out9/.skb -o same -q)")
+[ "$n1" != "$n2" ] || fail "two packages of other contents are both named $n1"
+expect_eq "$(ls same | wc -l)" 2 "packages in one folder, made in one second"
+
 step "an existing package of the same name is never overwritten"
 mkdir -p clash && echo "not ours" > "clash/$(basename "$a")"
 if SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o clash --compression xz -q 2>clash.err; then fail "overwrote an existing package"; fi

@@ -121,5 +121,13 @@ expect_eq "$(grep -c "^load_priority=$stem$" "$ai_core/config.ini")" 1 "config.i
 expect_eq "$(check_library "$ASCEND_HOME_PATH")" "$static_kernels" "kernels listed"
 "$ai_core/$stem/uninstall.sh" || fail "uninstall.sh failed"
 [ ! -e "$ai_core" ] || fail "ai_core/ is left behind after the last uninstall"
+step "without ASCEND_OPP_PATH the bare .run uses ASCEND_HOME_PATH/opp; SKB_INSTALL_PATH and --install-path still win"
+mkdir -p home_only
+ASCEND_OPP_PATH= ASCEND_HOME_PATH=$PWD/home_only "$root/$stem.run" -q || fail "install with ASCEND_HOME_PATH only"
+[ -f "home_only/opp/static_kernel/ai_core/$stem/uninstall.sh" ] || fail "not installed under ASCEND_HOME_PATH/opp"
+SKB_INSTALL_PATH=$PWD/mine "$root/$stem.run" -q || fail "install with SKB_INSTALL_PATH"
+"$root/$stem.run" -q --install-path="$PWD/given" || fail "install with --install-path"
+[ -d "$(lib_root mine)/$stem" ] && [ -d "$(lib_root given)/$stem" ] || fail "SKB_INSTALL_PATH or --install-path did not win"
+[ ! -e "$ai_core" ] || fail "installed into CANN's library although SKB_INSTALL_PATH or --install-path was given"
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS

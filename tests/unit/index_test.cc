@@ -16,7 +16,13 @@ Manifest package(const std::string& name, std::vector<std::string> keys) {
   for (const auto& key : keys) {
     std::string bin = "host/Add/Add_" + key + ".so";
     m.files.push_back({bin, std::string(64, key[0]), 1});
-    packager::PackageKernel k{"Add_" + key, "Add", "static", std::string(64, key[0]), "skb_kernel", bin};
+    packager::PackageKernel k;
+    k.name = "Add_" + key;
+    k.op_type = "Add";
+    k.variant = "static";
+    k.key = std::string(64, key[0]);
+    k.entry = "skb_kernel";
+    k.bin = bin;
     k.simplified_key = "Add/d=0,p=1/0,2,(" + key + ")";
     k.core_type = 1;
     k.block_dim = 24;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -11,6 +12,7 @@
 #include "common/fs.h"
 #include "opmodel/ge_types.h"
 #include "opmodel/opbase_key.h"
+#include "skb_dtypes.h"
 #include "tests/support/records.h"
 
 namespace skb::opmodel {
@@ -83,7 +85,7 @@ void copy8(Bytes& b, const void* data, std::size_t size) {  // NnopbaseExecutor8
 Bytes element_memory(const Json& v, const std::string& dtype) {
   auto as = [](auto x) { return Bytes(reinterpret_cast<const char*>(&x), sizeof x); };
   if (dtype == "float") return as(v.get<float>());
-  if (dtype == "float16") return as(static_cast<_Float16>(v.get<float>()));
+  if (dtype == "float16") return as(skb_k::from_float<skb_k::f16>(v.get<float>()).bits);
   if (dtype == "int32") return as(v.get<std::int32_t>());
   if (dtype == "int64") return as(v.get<std::int64_t>());
   if (dtype == "int8") return as(v.get<std::int8_t>());
@@ -257,6 +259,7 @@ TEST(OpbaseKey, EveryKeyDecodesToTheBytesOpbaseBuildsAtRunTime) {
   }
   EXPECT_GT(n, 100u);
   EXPECT_GT(depend, 0u);
+  std::printf("    %zu keys decoded to opbase's bytes (%zu value-dependent inputs)\n", n, depend);
 }
 
 }  // namespace

@@ -83,6 +83,18 @@ TEST(Toolchain, ARecordInAFormatItsTemplatesDoNotLayOutIsUnsupported) {
   EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc), "");
 }
 
+// A static kernel is made for the values of a value-dependent input (Transpose's perm): a record
+// that did not keep them ("NULL") is planned as unsupported, not compiled into a failure.
+TEST(Toolchain, AValueDependentInputWithoutValuesIsUnsupported) {
+  Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
+  Json r = test::record("Transpose", {test::tensor("float", {4, 16}, 0), test::value_tensor("int64", {1, 0}, 1)},
+                        {test::tensor("float", {16, 4}, 0)});
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc), "");
+  r["inputs"][1]["const_data"] = "NULL";
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(r), tc),
+            "a value-dependent input whose values were not recorded");
+}
+
 TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {
   fs::path dir = test::scratch_dir();
   test::write_text(dir / "k.cc", "int x;");
