@@ -27,10 +27,6 @@ std::string op_type_of(const std::string& kernel_name) {
   return kernel_name.size() > kHash ? kernel_name.substr(0, kernel_name.size() - kHash) : kernel_name;
 }
 
-std::string build_result_json(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
-  return build_result(s, sha256, size).dump(2) + "\n";
-}
-
 Json build_result(const CompileStep& s, const std::string& sha256, std::uintmax_t size) {
   Json j = {{"binFileName", s.name + s.suffix},
             {"binFileSuffix", s.suffix},

@@ -48,9 +48,6 @@ int run_compile_step(const CompileStep& step);
 /// sidecar's fields, when there is one, are added to it).
 common::Json build_result(const CompileStep& s, const std::string& sha256, std::uintmax_t size);
 
-/// The build result recorded in <dir>/<name>.json for a binary, as written by the step.
-std::string build_result_json(const CompileStep& step, const std::string& sha256, std::uintmax_t size);
-
 /// True when <dir>/<name>.json exists and describes the binary beside it (size, and sha256
 /// when the binary is newer than the record). A record that does not is removed with its
 /// binary, so the next build compiles the kernel again. Returns false in that case.

@@ -15,12 +15,7 @@ namespace {
 // opbase's string form parses only the digits 0-2 between the first two slashes.
 constexpr int kMaxImplIndex = 2;
 
-std::uint32_t float_bits(double v) {
-  float f = static_cast<float>(v);
-  std::uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
-}
+std::uint32_t float_bits(double v) { return skb_k::float_bits(static_cast<float>(v)); }
 
 // The bytes one element takes in memory, as opbase copies it: the element's own width,
 // zero-extended to one 8-byte little-endian word (every element here is at most 8 bytes).

@@ -31,6 +31,9 @@ Json parse_file(const fs::path& p, const std::string& text) {
   throw Error(text + "\n(" + hint + ")");
 }
 
+// The compiler's sidecar of a kernel in kernel_meta, as the compile step names it.
+constexpr const char* kSidecarSuffix = ".sidecar.json";
+
 Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
 // A static kernel's key in opbase's form, from the signature in its .info; empty for a dynamic
@@ -107,7 +110,12 @@ Collected collect_kernels(const fs::path& build_dir) {
     pk.block_dim = block_dim;
     // In the package, <name>.json beside the kernel is what opbase reads: the compiler's sidecar
     // when the toolchain makes one (then skb's build record is <name>.build.json), else the record.
-    std::vector<std::pair<fs::path, std::string>> texts = {{info_path, std::move(info_text)}};
+    struct Packed {
+      fs::path source;
+      std::string name;  // in the package, beside the kernel
+      std::string text;
+    };
+    std::vector<Packed> texts = {{info_path, info_path.filename().string(), std::move(info_text)}};
     std::string record_name = name + ".json";
     if (record.contains("sidecar")) {
       try {
@@ -119,25 +127,22 @@ Collected collect_kernels(const fs::path& build_dir) {
             fmt::format("{}: {} has a sidecar but no valid binDesc", name, record_path.filename().string()));
         continue;
       }
-      fs::path side = kdir / (name + ".sidecar.json");
+      fs::path side = kdir / (name + kSidecarSuffix);
       std::string side_text = common::read_file(side, 16 << 20);
       if (common::sha256_hex(side_text) != record.at("sidecar").value("sha256", "")) {
         problems.push_back(fmt::format("{}: sidecar {} does not match its record", name, side.filename().string()));
         continue;
       }
-      texts.emplace_back(side, std::move(side_text));
+      texts.push_back({side, name + ".json", std::move(side_text)});
       record_name = name + ".build.json";
     }
-    texts.emplace_back(record_path, std::move(record_text));
+    texts.push_back({record_path, record_name, std::move(record_text)});
     m.kernels.push_back(pk);
     m.files.push_back({dir + bin_path.filename().string(), want, size});
     c.files.push_back({bin_path, dir + bin_path.filename().string(), std::nullopt, name, want});
-    for (auto& [p, text] : texts) {
-      std::string packed = dir + (p == record_path                         ? record_name
-                                  : p.filename() == name + ".sidecar.json" ? name + ".json"
-                                                                           : p.filename().string());
-      m.files.push_back({packed, common::sha256_hex(text), text.size()});
-      c.files.push_back({p, packed, std::move(text), "", ""});
+    for (auto& t : texts) {
+      m.files.push_back({dir + t.name, common::sha256_hex(t.text), t.text.size()});
+      c.files.push_back({t.source, dir + t.name, std::move(t.text), "", ""});
     }
   }
   if (!problems.empty())

@@ -37,6 +37,10 @@ std::string path_field(const Field& f) {
 }
 }  // namespace
 
+std::filesystem::path library_root(const std::filesystem::path& install_path) {
+  return install_path / "opp" / "static_kernel" / "ai_core";
+}
+
 bool is_simplified_key(std::string_view key) {
   return key.size() <= (1 << 16) && std::all_of(key.begin(), key.end(), [](char c) {
            return is_name_char(c) || c == '/' || c == '=' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']';

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,10 @@ bool is_package_name(std::string_view name);
 
 /// The characters of opbase's simplified key form: [A-Za-z0-9_/=,()[]], at most 64 KiB.
 bool is_simplified_key(std::string_view key);
+
+/// The operator library (the ai_core folder) of an install path:
+/// <install_path>/opp/static_kernel/ai_core. The installer writes it, the runtime reads it.
+std::filesystem::path library_root(const std::filesystem::path& install_path);
 
 /// A relative path of 1-8 components of [A-Za-z0-9_.-], none of them "." or "..".
 bool is_safe_relative_path(std::string_view path);

@@ -51,8 +51,6 @@ IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& roo
 
 }  // namespace
 
-fs::path library_root(const fs::path& install_path) { return install_path / "opp" / "static_kernel" / "ai_core"; }
-
 std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, const fs::path& root) {
   std::unordered_map<std::string, IndexEntry> by_key;
   common::Json doc = common::parse_json(text);

@@ -18,9 +18,6 @@ struct Index {
   std::unordered_map<std::string, IndexEntry> by_key;  // simplifiedKey → kernel
 };
 
-/// <install_path>/opp/static_kernel/ai_core.
-std::filesystem::path library_root(const std::filesystem::path& install_path);
-
 /// Parses the text of one binary_info_config.json; binPaths resolve below root. Throws
 /// common::FieldError with the JSON pointer of the first malformed field.
 std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, const std::filesystem::path& root);

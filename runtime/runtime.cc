@@ -14,6 +14,7 @@
 #include "opmodel/defines.h"
 #include "opmodel/op_record.h"
 #include "opmodel/shape_rules.h"
+#include "packager/manifest.h"
 #include "runtime/call_args.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
@@ -104,7 +105,7 @@ int skb_runtime_open(const char* install_path, const char* soc, skb_runtime** ou
     const char* path = install_path ? install_path : std::getenv("SKB_INSTALL_PATH");
     require(path && *path, "skb_runtime_open: no install path given and SKB_INSTALL_PATH is not set");
     auto rt = std::make_unique<skb_runtime>();
-    rt->root = skb::runtime::library_root(path);
+    rt->root = skb::packager::library_root(path);
     rt->soc = soc ? soc : "";
     rt->index = load_index(*rt);
     rt->soc = rt->index->soc;

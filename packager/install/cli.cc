@@ -72,7 +72,7 @@ int run(const Args& a, const common::Diag& diag) {
   lo.lock_timeout = a.lock_timeout;
   lo.force = a.force;
   lo.upgrade = a.upgrade;
-  fs::path root = !a.install_path.empty() ? library_root(a.install_path)
+  fs::path root = !a.install_path.empty() ? packager::library_root(a.install_path)
                   : !a.library.empty()    ? fs::path(a.library)
                                           : default_library_root();
   if (a.uninstall_all) {

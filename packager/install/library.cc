@@ -45,22 +45,20 @@ std::string uninstall_script(const std::string& what, const std::string& interna
 
 }  // namespace
 
-fs::path library_root(const fs::path& install_path) { return install_path / "opp" / "static_kernel" / "ai_core"; }
-
 fs::path default_library_root() {
   auto env = [](const char* name) -> const char* {
     const char* v = std::getenv(name);
     return v && *v ? v : nullptr;
   };
-  if (const char* p = env("SKB_INSTALL_PATH")) return library_root(p);
+  if (const char* p = env("SKB_INSTALL_PATH")) return packager::library_root(p);
   if (const char* p = env("ASCEND_OPP_PATH")) return fs::path(p) / "static_kernel" / "ai_core";
-  if (const char* p = env("ASCEND_HOME_PATH")) return library_root(p);
-  if (::geteuid() == 0) return library_root("/usr/local/skb");
+  if (const char* p = env("ASCEND_HOME_PATH")) return packager::library_root(p);
+  if (::geteuid() == 0) return packager::library_root("/usr/local/skb");
   const char* home = env("HOME");
   if (!home)
     throw Error(
         "no --install-path given, and none of SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, HOME is set");
-  return library_root(fs::path(home) / ".local" / "skb");
+  return packager::library_root(fs::path(home) / ".local" / "skb");
 }
 
 Library::Library(const fs::path& root, const common::Diag& diag)

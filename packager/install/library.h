@@ -26,7 +26,7 @@ struct LibraryOptions {
 /// interrupted one. The indexes are always recomputed from the installed packages.
 class Library {
  public:
-  /// root: the ai_core folder (see library_root).
+  /// root: the ai_core folder (see packager::library_root).
   Library(const std::filesystem::path& root, const common::Diag& diag);
 
   const std::filesystem::path& root() const { return root_; }
@@ -70,9 +70,6 @@ class Library {
   std::filesystem::path root_;
   const common::Diag& diag_;
 };
-
-/// The ai_core folder of an install path: <install_path>/opp/static_kernel/ai_core.
-std::filesystem::path library_root(const std::filesystem::path& install_path);
 
 /// The operator library to use when no --install-path is given: that of $SKB_INSTALL_PATH; else
 /// the one opbase reads, $ASCEND_OPP_PATH/static_kernel/ai_core, else

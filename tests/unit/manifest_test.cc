@@ -18,7 +18,14 @@ Manifest sample() {
   m.toolchain = "host";
   m.toolchain_identity = kSha;
   m.files = {{"host/Add/Add_1.json", kSha, 10}, {"host/Add/Add_1.so", kSha, 20}};
-  m.kernels = {{"Add_1", "Add", "static", kSha, "skb_kernel", "host/Add/Add_1.so"}};
+  PackageKernel k;
+  k.name = "Add_1";
+  k.op_type = "Add";
+  k.variant = "static";
+  k.key = kSha;
+  k.entry = "skb_kernel";
+  k.bin = "host/Add/Add_1.so";
+  m.kernels = {k};
   m.installed_size = 30;
   return m;
 }
