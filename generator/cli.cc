@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/version.h"
+#include "generator/cache/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/generate.h"
 #include "opmodel/discovery.h"
@@ -26,7 +27,21 @@ Outputs in OUT:
                           --package-dir when given, its path recorded in package.json and a
                           link to it at OUT/static_kernel.run; a new one only when a kernel
                           changed, and then it replaces the one it follows
-  summary.json            files scanned and rejected, records, planned and unsupported ops
+  summary.json            files scanned and rejected, records, planned and unsupported ops;
+                          with --cache, what the kernel store did in the last build
+  cache/                  with --cache: the store's settings and the last build's counts
+
+Kernel store (--cache URL, or SKB_CACHE): before compiling a kernel, the build looks it up
+by name in a store shared by build folders, machines and people, and stores what it compiles:
+  file:///folder                     a local or mounted (NFS) folder; --cache-max-size caps it
+  redis://[:password@]host[:port][/db]
+  http(s)://host[:port]/prefix       GET and PUT, as nginx WebDAV or bazel-remote serve them
+  ...?mode=ro                        take from the store, never write (as --cache-read-only)
+  ...?timeout=<seconds>              bound of one store operation (default 5; connecting: 2)
+An entry is used only when its build record proves it is this kernel: the binary's sha256, the
+toolchain identity, the entry symbol and any compiler sidecar. A damaged, truncated or foreign
+entry, or a store that is down, slow or full, costs a warning and a local compile, never the
+build. The build's last line says the store's hits, misses, uploads, corrupt entries and errors.
 
 Exit status: 0 done (rejected files, if any, are listed on stderr and in summary.json),
 1 error (nothing half-written is left), 2 bad command line.
@@ -68,6 +83,12 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--depfile", o.depfile,
                  "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
+  app.add_option("--cache", o.cache, "Kernel store URL: file:///folder, redis://host:port[/db] or http://host/prefix")
+      ->envname("SKB_CACHE");
+  app.add_flag("--cache-read-only", o.cache_read_only, "Take kernels from the store, never write to it");
+  app.add_option("--cache-max-size", o.cache_max_size,
+                 "Cap of a file:// store, e.g. 500M or 20G; least recently used entries go first")
+      ->transform(CLI::AsSizeValue(false));
   app.add_flag("-q,--quiet", quiet, "Print errors only");
 
   CompileStep step;
@@ -82,7 +103,13 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   cs->add_option("--suffix", step.suffix)->required();
   cs->add_option("--entry", step.entry)->required();
   cs->add_option("--toolchain-id", step.toolchain_id)->required();
+  cs->add_option("--cache-dir", step.cache_dir);
   cs->add_option("command", step.command, "Compile command")->required();
+
+  std::filesystem::path report_dir;
+  CLI::App* report = app.add_subcommand("cache-report", "Internal: the kernel store's counts of the last build");
+  report->group("");
+  report->add_option("--dir", report_dir)->required();
 
   try {
     app.parse(argc, argv);
@@ -90,7 +117,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;
   }
-  if (cs->parsed()) return run_compile_step(step);
+  if (cs->parsed()) return run_compile_step(step, diag);
+  if (report->parsed()) return cache::report_cache(report_dir, diag);
 
   if (dirs.empty() || output.empty()) {
     diag.error("expected -p DIR and -o OUT (see --help)");

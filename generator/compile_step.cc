@@ -4,12 +4,15 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <optional>
+#include <variant>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "generator/cache/kernel_cache.h"
 #include "generator/sidecar.h"
 #include "opmodel/defines.h"
 
@@ -88,15 +91,9 @@ int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side
   return rc;
 }
 
-}  // namespace
-
 // The compiler's sidecar, validated: the fields the index takes from it, recorded in the build
-// result, and the file's hash. Throws Error naming the kernel, the file and the JSON pointer.
-void record_sidecar(const CompileStep& s, const fs::path& side_tmp, const fs::path& side, Json& result) {
-  std::error_code ec;
-  if (!fs::is_regular_file(side_tmp, ec))
-    throw common::Error(fmt::format("{}: the compiler wrote no sidecar ({{sidecar}} of the profile)", s.name));
-  std::string text = common::read_file(side_tmp, 16 << 20);
+// result, and the file's hash. Throws Error naming the kernel and the JSON pointer.
+void record_sidecar(const CompileStep& s, const std::string& text, Json& result) {
   Sidecar sc;
   try {
     sc = parse_sidecar(common::parse_json(text));
@@ -105,10 +102,68 @@ void record_sidecar(const CompileStep& s, const fs::path& side_tmp, const fs::pa
   }
   result["kernelName"] = sc.kernel_name;
   result["binDesc"] = {{"blockDim", sc.block_dim}, {"kernelName", sc.kernel_name}, {"workspace", sc.workspace}};
-  result["sidecar"] = {{"file", side.filename().string()}, {"sha256", common::sha256_hex(text)}, {"size", text.size()}};
+  result["sidecar"] = {{"file", s.name + kSidecarSuffix}, {"sha256", common::sha256_hex(text)}, {"size", text.size()}};
 }
 
-int run_compile_step(const CompileStep& s) {
+// Why a store entry cannot stand for this step's kernel ("" when it can): its build record must
+// be, byte for byte in meaning, the one this step would write for the entry's binary and
+// sidecar. That proves the binary's sha256, the toolchain identity, the variant, the entry
+// symbol and the sidecar.
+std::string entry_mismatch(const CompileStep& s, const cache::EntryFiles& f) {
+  Json expected = build_result(s, common::sha256_hex(f.binary), f.binary.size());
+  if (s.sidecar != f.sidecar.has_value())
+    return s.sidecar ? "it holds no compiler sidecar" : "it holds a sidecar this toolchain does not write";
+  try {
+    if (s.sidecar) record_sidecar(s, *f.sidecar, expected);
+  } catch (const common::Error& e) {
+    return e.what();
+  }
+  Json record = Json::parse(f.record, nullptr, false);
+  if (!record.is_object()) return "its build record is not a JSON object";
+  if (record == expected) return "";
+  if (record.value("toolchain", "") != s.toolchain_id)
+    return fmt::format("it was made by toolchain {}, this build's is {}", record.value("toolchain", "?"),
+                       s.toolchain_id);
+  if (record.value("sha256", "") != expected["sha256"])
+    return fmt::format("its kernel's sha256 is {}, its record says {}", expected["sha256"].get<std::string>(),
+                       record.value("sha256", "?"));
+  for (const auto& [field, value] : expected.items())
+    if (!record.contains(field) || record[field] != value) return fmt::format("its build record differs at /{}", field);
+  return "its build record has fields this build does not write";
+}
+
+// The kernel's files from the store into tmp and side_tmp, with its build result; nothing when
+// the store has no entry this step can use.
+std::optional<Json> fetch(const CompileStep& s, cache::KernelCache& store, const fs::path& tmp,
+                          const fs::path& side_tmp) {
+  auto files = store.fetch(s.name, [&](const cache::EntryFiles& f) { return entry_mismatch(s, f); });
+  if (!files) return std::nullopt;
+  Json result = Json::parse(files->record);
+  common::write_atomic(tmp, files->binary, 0755, common::Sync::kAtomic);
+  if (files->sidecar) common::write_atomic(side_tmp, *files->sidecar, 0644, common::Sync::kAtomic);
+  return result;
+}
+
+// Compiles the kernel into tmp (and its sidecar into side_tmp); its build result, or the
+// compiler's exit code when it failed.
+std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
+  std::error_code ec;
+  int exit_code = compile_into(s, tmp, side_tmp);
+  if (exit_code != 0) return exit_code;
+  if (!fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0)
+    throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
+  Json result = build_result(s, common::sha256_file(tmp), fs::file_size(tmp));
+  if (s.sidecar) {
+    if (!fs::is_regular_file(side_tmp, ec))
+      throw common::Error(fmt::format("{}: the compiler wrote no sidecar ({{sidecar}} of the profile)", s.name));
+    record_sidecar(s, common::read_file(side_tmp, 16 << 20), result);
+  }
+  return result;
+}
+
+}  // namespace
+
+int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   fs::path bin = s.dir / (s.name + s.suffix);
   fs::path json = s.dir / (s.name + ".json");
   fs::path side = s.dir / (s.name + kSidecarSuffix);
@@ -123,18 +178,28 @@ int run_compile_step(const CompileStep& s) {
       fs::remove(b, ec);
     }
   } cleanup{tmp, side_tmp};
-  int exit_code = compile_into(s, tmp, side_tmp);
-  if (exit_code != 0 || !fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0) {
-    if (exit_code != 0) return exit_code;
-    throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
+  auto store = s.cache_dir.empty() ? nullptr : cache::KernelCache::open(s.cache_dir, diag);
+  std::optional<Json> result;
+  if (store) result = fetch(s, *store, tmp, side_tmp);
+  bool compiled = !result;
+  if (compiled) {
+    auto outcome = compile(s, tmp, side_tmp);
+    if (auto* rc = std::get_if<int>(&outcome)) return *rc;
+    result = std::get<Json>(outcome);
   }
-  Json result = build_result(s, common::sha256_file(tmp), fs::file_size(tmp));
-  if (s.sidecar) record_sidecar(s, side_tmp, side, result);
+  std::string record = result->dump(2) + "\n";
+  cache::EntryFiles files;
+  if (compiled && store) {
+    files.record = record;
+    files.binary = common::read_file(tmp);
+    if (s.sidecar) files.sidecar = common::read_file(side_tmp);
+  }
   fs::remove(json, ec);
   fs::rename(tmp, bin);
   if (s.sidecar) fs::rename(side_tmp, side);
   // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
-  common::write_atomic(json, result.dump(2) + "\n", 0644, common::Sync::kAtomic);
+  common::write_atomic(json, record, 0644, common::Sync::kAtomic);
+  if (compiled && store) store->store(s.name, files);
   return 0;
 }
 

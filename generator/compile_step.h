@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/diag.h"
 #include "common/json_input.h"
 
 namespace skb::generator {
@@ -23,6 +24,7 @@ struct CompileStep {
   std::vector<std::string> command;
   std::string list_separator = ",";  // of list values in -D macros (the toolchain's)
   bool sidecar = false;              // the command writes the compiler's JSON of the kernel to @SIDECAR@
+  std::filesystem::path cache_dir;   // the build's cache/ folder: a kernel store when it has a config.json
 };
 
 /// Placeholders of CompileStep::command.
@@ -38,11 +40,13 @@ inline constexpr const char* kSidecarSuffix = ".sidecar.json";
 /// The op type of a kernel name `<OpType>_<32 hex>`.
 std::string op_type_of(const std::string& kernel_name);
 
-/// Runs the compiler (and the linker) into a temp file, then publishes the kernel: the old `.json` is removed,
-/// the binary renamed into place, and the new `.json` (file name, size, sha256, entry,
-/// toolchain) written last by rename, so a `.json` always describes a complete binary.
-/// Returns the compiler's exit code; on failure nothing of this kernel is left.
-int run_compile_step(const CompileStep& step);
+/// Takes the kernel from the build's kernel store when it holds one proven to be this kernel,
+/// else runs the compiler (and the linker) into a temp file and stores the result; then
+/// publishes the kernel: the old `.json` is removed, the binary renamed into place, and the new
+/// `.json` (file name, size, sha256, entry, toolchain) written last by rename, so a `.json`
+/// always describes a complete binary. Returns the compiler's exit code; on failure nothing of
+/// this kernel is left. A store that fails costs a warning through diag, never the kernel.
+int run_compile_step(const CompileStep& step, const common::Diag& diag);
 
 /// The build result recorded in <dir>/<name>.json for a binary, as written by the step (the
 /// sidecar's fields, when there is one, are added to it).

@@ -4,12 +4,14 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "generator/cache/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_writer.h"
 #include "generator/plan.h"
@@ -52,6 +54,26 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
   }
   for (const auto& p : stale) fs::remove(p, ec);
   for (const Kernel& k : plan.kernels) keep_if_complete(dir, k.name, suffix);
+}
+
+// OUT/cache/config.json for the compile steps, when the build has a kernel store (removed when
+// it has none), and the last build's counts of the store for summary.json (null before the
+// first build with it).
+std::optional<common::Json> write_cache_config(const fs::path& out, const Options& o) {
+  fs::path dir = out / cache::kCacheDir;
+  std::error_code ec;
+  if (o.cache.empty()) {
+    fs::remove(dir / "config.json", ec);
+    fs::remove(dir / "stats.json", ec);
+    return std::nullopt;
+  }
+  cache::parse_location(o.cache);  // a bad URL fails the generation, not every compile
+  common::ensure_real_dir(dir);
+  common::write_if_changed(dir / "config.json", cache::settings_json({o.cache, o.cache_read_only, o.cache_max_size}),
+                           common::Sync::kAtomic);
+  auto stats = common::read_file_if_exists(dir / "stats.json", 1 << 16);
+  common::Json j = stats ? common::Json::parse(*stats, nullptr, false) : common::Json();
+  return j.is_object() ? j : common::Json();
 }
 
 // Each kernel's signature as kernel_meta/<name>.info, on `threads` threads. Everything the
@@ -118,6 +140,9 @@ std::vector<std::string> regenerate_args(const Options& o) {
     args.insert(args.end(), {"--package-dir", fs::absolute(o.package_dir).lexically_normal().string()});
   if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
+  args.insert(args.end(), {"--cache", o.cache});  // even empty: SKB_CACHE is read once, at the first generation
+  if (o.cache_read_only) args.push_back("--cache-read-only");
+  if (o.cache_max_size) args.insert(args.end(), {"--cache-max-size", std::to_string(o.cache_max_size)});
   args.push_back("--quiet");
   return args;
 }
@@ -183,7 +208,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 
   common::write_if_changed(out / "plan.json", plan_json(plan, tc), kDerived);
-  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc), kDerived);
+  std::optional<common::Json> cache_stats = write_cache_config(out, o);
+  in.cache = cache_stats.has_value();
+  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr),
+                           kDerived);
   if (!o.depfile.empty()) {
     // For a build that runs this generation as one step (CMake's DEPFILE): its output is the
     // package note, or build.ninja when there is no packaging step.

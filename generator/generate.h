@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct Options {
   std::string package_name;           // the package's fixed name; empty: static_kernel_<datetime>_<digest>
   unsigned threads = 0;               // 0: one per core
   std::filesystem::path depfile;      // optional: a Make-style depfile of what the generation read
+  std::string cache;                  // the kernel store's URL; empty: none
+  bool cache_read_only = false;       // take from the store, never write to it
+  std::uint64_t cache_max_size = 0;   // bytes a file store keeps at most; 0: no cap
 };
 
 /// What a generation did, for the caller and its tests.

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/version.h"
+#include "generator/cache/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_syntax.h"
 
@@ -76,9 +77,9 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("");
   // Per kernel only its name ($n): the op type is the name's prefix, the info file is named after
   // it, and a static kernel's -D macros (@DEFINES@) are made from that file by the compile step.
-  std::vector<std::string> step = {"$skb",    "compile-step", "--dir",          "$k",       "--name",
-                                   "$n",      "--variant",    "$variant",       "--suffix", tc.suffix,
-                                   "--entry", "$entry",       "--toolchain-id", tc.identity};
+  std::vector<std::string> step = {
+      "$skb",     "compile-step", "--dir",   "$k",     "--name",         "$n",        "--variant",   "$variant",
+      "--suffix", tc.suffix,      "--entry", "$entry", "--toolchain-id", tc.identity, "--cache-dir", cache::kCacheDir};
   if (tc.list_separator != ",") step.insert(step.end(), {"--list-separator", tc.list_separator});
   if (tc.sidecar) step.push_back("--sidecar");
   step.push_back("--");
@@ -129,6 +130,16 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("build package.json | static_kernel.run: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
     line("");
     all = " package.json";  // which needs every kernel
+  }
+  if (in.cache) {  // after everything else, so that its line is the build's last
+    std::string records = all;
+    line("rule cache_report");
+    line("  command = $skb cache-report --dir .");
+    line("  description = Kernel store report");
+    line("");
+    line("build {}/stats.json: cache_report{}", cache::kCacheDir, records);
+    line("");
+    all = fmt::format(" {}/stats.json", cache::kCacheDir);
   }
   line("build all: phony{}", all);
   line("default all");

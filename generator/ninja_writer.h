@@ -15,6 +15,7 @@ struct ManifestInputs {
   std::vector<std::filesystem::path> regen_inputs;  // folders and files whose change reruns it
   std::filesystem::path skb_package;                // empty: no packaging step
   std::vector<std::string> package_args;            // extra arguments of the packaging step
+  bool cache = false;                               // the build has a kernel store: a report step
 };
 
 /// The kernel folder inside OUT.
@@ -22,7 +23,8 @@ inline constexpr const char* kKernelDir = "kernel_meta";
 
 /// The text of build.ninja: a self-regenerating generator edge (restat, write-if-changed),
 /// one compile edge per kernel, then (with skb_package) the packaging step: package.json from
-/// every kernel record through an rspfile, in a pool of depth 1. `all` is the default.
+/// every kernel record through an rspfile, in a pool of depth 1; with a kernel store, the step
+/// that reports what the store did (cache/stats.json). `all` is the default.
 /// Byte-stable for the same inputs.
 std::string write_manifest(const Plan& plan, const Toolchain& toolchain, const ManifestInputs& in);
 

@@ -4,7 +4,7 @@
 
 namespace skb::generator {
 
-std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolchain& tc) {
+std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolchain& tc, const common::Json* cache) {
   common::Json rejected = common::Json::array();
   for (const auto& r : scan.rejected) rejected.push_back({{"file", r.file}, {"error", r.error}});
   std::size_t statics = 0;
@@ -21,6 +21,7 @@ std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolcha
                     {"kernels", plan.kernels.size()},
                     {"toolchain", {{"name", tc.name}, {"profile", tc.profile.string()}, {"identity", tc.identity}}},
                     {"soc", tc.soc}};
+  if (cache) j["cache"] = *cache;
   return j.dump(2) + "\n";
 }
 

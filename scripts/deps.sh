@@ -2,12 +2,13 @@
 # As root it runs apt-get; otherwise it prints the exact command and stops.
 SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
   nlohmann-json3-dev libfmt-dev libcli11-dev libssl-dev libgtest-dev libbenchmark-dev libopenblas-dev
-  libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev"
+  libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev
+  libcurl4-openssl-dev libhiredis-dev"
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
-# every .run is linked with)
-# What the test suite adds: the real scale-out engines it runs on loopback, and clang++ for a
-# toolchain profile of the user's own.
-SKB_TEST_PACKAGES="distcc ccache redis-server clang"
+# every .run is linked with; libcurl and hiredis are the kernel store's HTTP and redis clients)
+# What the test suite adds: the real scale-out engines and kernel stores it runs on loopback
+# (nginx-light has the WebDAV module), and clang++ for a toolchain profile of the user's own.
+SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang"
 
 skb_install_deps() {  # [extra packages]
   local missing=""

@@ -14,14 +14,24 @@ using opmodel::OpRecord;
 using opmodel::Variant;
 
 CompileStep step_in(const fs::path& dir, std::vector<std::string> command) {
-  return CompileStep{
-      dir, "Relu_0123456789abcdef0123456789abcdef", "Relu", "static", ".so", "skb_kernel", "tcid", std::move(command)};
+  CompileStep s;
+  s.dir = dir;
+  s.name = "Relu_0123456789abcdef0123456789abcdef";
+  s.op_type = "Relu";
+  s.variant = "static";
+  s.suffix = ".so";
+  s.entry = "skb_kernel";
+  s.toolchain_id = "tcid";
+  s.command = std::move(command);
+  return s;
 }
+
+int run_step(const CompileStep& s) { return run_compile_step(s, common::Diag("skb-generate")); }
 
 TEST(CompileStep, PublishesBinaryThenRecord) {
   fs::path dir = test::scratch_dir();
   CompileStep s = step_in(dir, {"sh", "-c", "printf kernel-bytes > \"$0\"", "@OUT@"});
-  ASSERT_EQ(run_compile_step(s), 0);
+  ASSERT_EQ(run_step(s), 0);
   fs::path bin = dir / (s.name + ".so");
   auto record = common::parse_json(common::read_file(dir / (s.name + ".json")));
   EXPECT_EQ(record["sha256"], common::sha256_hex("kernel-bytes"));
@@ -35,9 +45,9 @@ TEST(CompileStep, PublishesBinaryThenRecord) {
 TEST(CompileStep, FailedCompileLeavesNothingAndRemovesOldRecord) {
   fs::path dir = test::scratch_dir();
   CompileStep ok = step_in(dir, {"sh", "-c", "printf v1 > \"$0\"", "@OUT@"});
-  ASSERT_EQ(run_compile_step(ok), 0);
+  ASSERT_EQ(run_step(ok), 0);
   CompileStep bad = step_in(dir, {"sh", "-c", "printf partial > \"$0\"; exit 3", "@OUT@"});
-  EXPECT_EQ(run_compile_step(bad), 3);
+  EXPECT_EQ(run_step(bad), 3);
   // the old, complete kernel stays as it was; no temp file is left
   EXPECT_EQ(common::read_file(dir / (ok.name + ".so")), "v1");
   EXPECT_TRUE(keep_if_complete(dir, ok.name, ".so"));
@@ -47,7 +57,7 @@ TEST(CompileStep, FailedCompileLeavesNothingAndRemovesOldRecord) {
 TEST(CompileStep, MismatchingBinaryIsNotReused) {
   fs::path dir = test::scratch_dir();
   CompileStep s = step_in(dir, {"sh", "-c", "printf good > \"$0\"", "@OUT@"});
-  ASSERT_EQ(run_compile_step(s), 0);
+  ASSERT_EQ(run_step(s), 0);
   // same size, different bytes, written after the record: what an interrupted rewrite leaves
   common::write_atomic(dir / (s.name + ".so"), "evil");
   fs::last_write_time(dir / (s.name + ".so"), fs::last_write_time(dir / (s.name + ".json")) + std::chrono::seconds(5));
@@ -59,7 +69,7 @@ TEST(CompileStep, MismatchingBinaryIsNotReused) {
 TEST(CompileStep, TruncatedBinaryIsNotReused) {
   fs::path dir = test::scratch_dir();
   CompileStep s = step_in(dir, {"sh", "-c", "printf 0123456789 > \"$0\"", "@OUT@"});
-  ASSERT_EQ(run_compile_step(s), 0);
+  ASSERT_EQ(run_step(s), 0);
   fs::resize_file(dir / (s.name + ".so"), 4);
   EXPECT_FALSE(keep_if_complete(dir, s.name, ".so"));
 }
@@ -72,7 +82,7 @@ TEST(CompileStep, DefinesComeFromTheKernelsInfo) {
   s.op_type.clear();  // from the name
   s.list_separator = "\\,";
   test::write_text(dir / (s.name + ".info"), opmodel::canonical_signature(r) + "\n");
-  ASSERT_EQ(run_compile_step(s), 0);
+  ASSERT_EQ(run_step(s), 0);
   std::string want;
   for (const auto& d : opmodel::separate_lists(opmodel::kernel_defines(r, Variant::kStatic), "\\,")) want += d + "\n";
   EXPECT_EQ(common::read_file(dir / (s.name + ".so")), want);
@@ -81,7 +91,7 @@ TEST(CompileStep, DefinesComeFromTheKernelsInfo) {
 
   test::write_text(dir / (s.name + ".info"), "{\"op_type\": \"Add\"}\n");
   try {
-    run_compile_step(s);
+    run_step(s);
     ADD_FAILURE() << "an .info that is not a signature was compiled";
   } catch (const common::Error& e) {
     EXPECT_NE(std::string(e.what()).find(s.name + ".info: /inputs: expected"), std::string::npos) << e.what();

@@ -1,0 +1,30 @@
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace skb::generator::cache {
+
+/// The files of one kernel, as one store entry holds them: its build record, its binary and,
+/// when the toolchain writes one, the compiler's sidecar.
+struct EntryFiles {
+  std::string record;
+  std::string binary;
+  std::optional<std::string> sidecar;
+};
+
+/// An entry that is not a whole, well-formed entry (truncated, damaged, a member missing,
+/// twice or unknown).
+class BadEntry : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One object of the files: a zstd-compressed tar of build.json, kernel and sidecar.json, with
+/// fixed owners and times, so the same files make the same bytes.
+std::string pack_entry(const EntryFiles& files);
+
+/// The files of an object from pack_entry; throws BadEntry.
+EntryFiles unpack_entry(const std::string& object);
+
+}  // namespace skb::generator::cache

@@ -1,0 +1,161 @@
+// The file store: a local or mounted folder of entries, <root>/<shard>/<key>, each written
+// beside its final name and renamed into place, so a reader opens a whole old or a whole new
+// entry. With a size cap, every shard (16, by the first hex digit of the key's sha256) keeps
+// its byte count in <shard>/size under an flock of <shard>/lock and evicts its least recently
+// used entries (the mtime, which a hit renews) when it passes a sixteenth of the cap.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "common/fs.h"
+#include "common/sha256.h"
+#include "generator/cache/store.h"
+
+namespace skb::generator::cache {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kShards = 16;
+constexpr std::uint64_t kMaxEntry = std::uint64_t(1) << 30;
+constexpr const char* kEntrySuffix = ".entry";
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+[[noreturn]] void fail(const std::string& what, const fs::path& path, int err) {
+  throw StoreError(fmt::format("{} {}: {}", what, path.string(), std::strerror(err)));
+}
+
+class FileStore : public Store {
+ public:
+  FileStore(fs::path root, std::uint64_t max_size) : root_(std::move(root)), max_size_(max_size) {}
+
+  std::optional<std::string> get(const std::string& key) override {
+    fs::path path = entry_path(key);
+    Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (f.fd < 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::nullopt;
+      fail("cannot open", path, errno);
+    }
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0) fail("cannot stat", path, errno);
+    if (static_cast<std::uint64_t>(st.st_size) > kMaxEntry) throw StoreError(path.string() + ": larger than 1 GiB");
+    std::string data(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < data.size()) {
+      ssize_t n = ::read(f.fd, data.data() + got, data.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail("cannot read", path, errno);
+      if (n == 0) break;  // shorter than it was: the entry's own checks reject it
+      got += static_cast<std::size_t>(n);
+    }
+    data.resize(got);
+    ::futimens(f.fd, nullptr);  // recently used (a read-only mount refuses: no harm)
+    return data;
+  }
+
+  void put(const std::string& key, const std::string& value) override {
+    fs::path path = entry_path(key);
+    fs::path shard = path.parent_path();
+    std::error_code ec;
+    fs::create_directories(shard, ec);
+    if (ec) fail("cannot create", shard, ec.value());
+    if (max_size_ == 0) return write(path, value);
+    Fd lock{::open((shard / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+    if (lock.fd < 0) fail("cannot open", shard / "lock", errno);
+    while (::flock(lock.fd, LOCK_EX) != 0)
+      if (errno != EINTR) fail("cannot lock", shard / "lock", errno);
+    struct stat old {};
+    std::uint64_t old_size = ::stat(path.c_str(), &old) == 0 ? static_cast<std::uint64_t>(old.st_size) : 0;
+    write(path, value);
+    std::uint64_t total = read_size(shard) + value.size();
+    total = total > old_size ? total - old_size : 0;
+    if (total > max_size_ / kShards) total = evict(shard, path);
+    write_size(shard, total);
+  }
+
+ private:
+  fs::path entry_path(const std::string& key) const {
+    std::string shard(1, common::sha256_hex(key)[0]);
+    return root_ / shard / (key + kEntrySuffix);
+  }
+
+  static void write(const fs::path& path, const std::string& value) {
+    try {
+      common::write_atomic(path, value, 0644, common::Sync::kAtomic);
+    } catch (const std::exception& e) {
+      throw StoreError(e.what());
+    }
+  }
+
+  static std::uint64_t read_size(const fs::path& shard) {
+    auto text = common::read_file_if_exists(shard / "size", 64);
+    std::uint64_t n = 0;
+    if (text) std::from_chars(text->data(), text->data() + text->size(), n);
+    return n;
+  }
+
+  static void write_size(const fs::path& shard, std::uint64_t n) { write(shard / "size", std::to_string(n) + "\n"); }
+
+  // Removes the shard's least recently used entries until it holds at most 90% of its share of
+  // the cap (the new entry last, and only when it alone is larger); returns the bytes left.
+  std::uint64_t evict(const fs::path& shard, const fs::path& newest) {
+    struct Entry {
+      fs::path path;
+      std::uint64_t size;
+      struct timespec used;
+    };
+    std::vector<Entry> entries;
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (const auto& d : fs::directory_iterator(shard, ec)) {
+      struct stat st {};
+      if (d.path().extension() != kEntrySuffix || ::stat(d.path().c_str(), &st) != 0) continue;
+      entries.push_back({d.path(), static_cast<std::uint64_t>(st.st_size), st.st_mtim});
+      total += static_cast<std::uint64_t>(st.st_size);
+    }
+    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+      if ((a.path == newest) != (b.path == newest)) return b.path == newest;
+      return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+    });
+    std::uint64_t target = max_size_ / kShards / 10 * 9;
+    for (const Entry& e : entries) {
+      if (total <= target) break;
+      if (fs::remove(e.path, ec)) total -= e.size;
+    }
+    return total;
+  }
+
+  fs::path root_;
+  std::uint64_t max_size_;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_file_store(const Location& where, std::uint64_t max_size) {
+  fs::path root = where.path;
+  std::error_code ec;
+  if (!where.read_only) {
+    fs::create_directories(root, ec);
+    if (ec) fail("cannot create", root, ec.value());
+  } else if (!fs::is_directory(root, ec)) {
+    throw StoreError(fmt::format("{}: not a folder", root.string()));
+  }
+  return std::make_unique<FileStore>(root, max_size);
+}
+
+}  // namespace skb::generator::cache

@@ -1,0 +1,187 @@
+#include "generator/cache/kernel_cache.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <chrono>
+#include <system_error>
+
+#include "common/error.h"
+#include "common/fs.h"
+
+namespace skb::generator::cache {
+namespace fs = std::filesystem;
+using common::Json;
+
+namespace {
+
+constexpr const char* kConfig = "config.json";
+constexpr const char* kLog = "log";
+constexpr const char* kStats = "stats.json";
+constexpr const char* kDown = "down";
+// How long a store that failed is left alone, so that a down or hung server costs one timeout
+// per build, not one per kernel.
+constexpr auto kDownFor = std::chrono::seconds(30);
+// The key of a kernel's entry: the entry format's version, then the kernel's name (the hash of
+// everything that decides its bytes).
+constexpr const char* kCompiling = "compiling locally";
+std::string key_of(const std::string& name) { return "skb1_" + name; }
+
+bool recently_down(const fs::path& marker) {
+  std::error_code ec;
+  auto when = fs::last_write_time(marker, ec);
+  return !ec && fs::file_time_type::clock::now() - when < kDownFor;
+}
+
+std::string bytes_text(std::uint64_t n) {
+  if (n < 1024) return fmt::format("{} B", n);
+  if (n < 1024 * 1024) return fmt::format("{:.1f} KiB", n / 1024.0);
+  return fmt::format("{:.1f} MiB", n / (1024.0 * 1024.0));
+}
+
+}  // namespace
+
+std::string settings_json(const Settings& s) {
+  return Json({{"url", s.url}, {"read_only", s.read_only}, {"max_size", s.max_size}}).dump(2) + "\n";
+}
+
+Json Stats::json() const {
+  return {{"hits", hits},     {"misses", misses},         {"uploads", uploads},  {"corrupt", corrupt},
+          {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up}};
+}
+
+void Stats::add(const Json& j) {
+  for (auto [field, value] : {std::pair{"hits", &hits},
+                              {"misses", &misses},
+                              {"uploads", &uploads},
+                              {"corrupt", &corrupt},
+                              {"errors", &errors},
+                              {"bytes_down", &bytes_down},
+                              {"bytes_up", &bytes_up}})
+    if (j.contains(field) && j[field].is_number_unsigned()) *value += j[field].get<std::uint64_t>();
+}
+
+std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common::Diag& diag) {
+  auto text = common::read_file_if_exists(dir / kConfig, 1 << 16);
+  if (!text) return nullptr;
+  Json config = common::parse_json(*text);
+  Location where;
+  std::uint64_t max_size = 0;
+  try {
+    where = parse_location(config.at("url").get<std::string>());
+    if (config.value("read_only", false)) where.read_only = true;
+    max_size = config.value("max_size", std::uint64_t{0});
+  } catch (const Json::exception& e) {
+    throw common::Error(fmt::format("{}: {}", (dir / kConfig).string(), e.what()));
+  }
+  return std::unique_ptr<KernelCache>(new KernelCache(dir, std::move(where), max_size, diag));
+}
+
+KernelCache::KernelCache(fs::path dir, Location where, std::uint64_t max_size, const common::Diag& diag)
+    : dir_(std::move(dir)), where_(std::move(where)), max_size_(max_size), diag_(diag) {
+  if (recently_down(dir_ / kDown)) return;  // another step found it down a moment ago
+  try {
+    store_ = open_store(where_, max_size_);
+  } catch (const StoreError& e) {
+    failed(e.what(), kCompiling);
+  }
+}
+
+KernelCache::~KernelCache() {
+  // One line per step, in one write to a file opened for appending: the steps of a parallel
+  // build add theirs without mixing.
+  std::string line = stats_.json().dump() + "\n";
+  int fd = ::open((dir_ / kLog).c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (::write(fd, line.data(), line.size()) < 0) diag_.warning(fmt::format("cannot write {}", (dir_ / kLog).string()));
+  ::close(fd);
+}
+
+void KernelCache::failed(const std::string& what, const char* consequence) {
+  ++stats_.errors;
+  store_.reset();
+  diag_.warning(fmt::format("kernel store {}: {}; {} (the store is skipped for {} s)", where_.display, what,
+                            consequence, kDownFor.count()));
+  try {
+    common::write_atomic(dir_ / kDown, "", 0644, common::Sync::kAtomic);
+  } catch (const common::Error&) {
+  }
+}
+
+std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
+                                             const std::function<std::string(const EntryFiles&)>& check) {
+  ++stats_.misses;  // until proven a hit
+  if (!store_) return std::nullopt;
+  std::optional<std::string> object;
+  try {
+    object = store_->get(key_of(name));
+  } catch (const StoreError& e) {
+    failed(e.what(), kCompiling);
+    return std::nullopt;
+  }
+  if (!object) return std::nullopt;
+  stats_.bytes_down += object->size();
+  std::string why;
+  EntryFiles files;
+  try {
+    files = unpack_entry(*object);
+    why = check(files);
+  } catch (const BadEntry& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    ++stats_.corrupt;
+    diag_.warning(
+        fmt::format("kernel store {}: the entry of {} is not used: {}; compiling locally", where_.display, name, why));
+    return std::nullopt;
+  }
+  --stats_.misses;
+  ++stats_.hits;
+  return files;
+}
+
+void KernelCache::store(const std::string& name, const EntryFiles& files) {
+  if (!store_ || where_.read_only) return;
+  std::string object = pack_entry(files);
+  try {
+    store_->put(key_of(name), object);
+  } catch (const StoreError& e) {
+    failed(e.what(), "the kernel is built here but not stored");
+    return;
+  }
+  ++stats_.uploads;
+  stats_.bytes_up += object.size();
+}
+
+int report_cache(const fs::path& build_dir, const common::Diag& diag) {
+  fs::path dir = build_dir / kCacheDir;
+  Stats total;
+  if (auto log = common::read_file_if_exists(dir / kLog)) {
+    for (std::size_t at = 0; at < log->size();) {
+      std::size_t end = log->find('\n', at);
+      if (end == std::string::npos) break;  // a step killed mid-line: its counts are lost
+      Json line = Json::parse(log->substr(at, end - at), nullptr, false);
+      if (line.is_object()) total.add(line);
+      at = end + 1;
+    }
+  }
+  Json stats = total.json();
+  common::write_atomic(dir / kStats, stats.dump(2) + "\n", 0644, common::Sync::kAtomic);
+  fs::path summary = build_dir / "summary.json";
+  if (auto text = common::read_file_if_exists(summary)) {
+    Json j = Json::parse(*text, nullptr, false);
+    if (j.is_object()) {
+      j["cache"] = stats;
+      common::write_atomic(summary, j.dump(2) + "\n", 0644, common::Sync::kAtomic);
+    }
+  }
+  std::error_code ec;
+  fs::remove(dir / kLog, ec);
+  diag.note(fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} errors; {} down, {} up",
+                        total.hits, total.misses, total.uploads, total.corrupt, total.errors,
+                        bytes_text(total.bytes_down), bytes_text(total.bytes_up)));
+  return 0;
+}
+
+}  // namespace skb::generator::cache

@@ -1,0 +1,68 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/diag.h"
+#include "common/json_input.h"
+#include "generator/cache/entry.h"
+#include "generator/cache/store.h"
+
+namespace skb::generator::cache {
+
+/// The build folder's cache files, in OUT/cache/: config.json (the store, written by the
+/// generator), log (one line per compile step of the running build), stats.json (the last
+/// build's counts, by the report step) and down (a store that failed: skipped for a while).
+inline constexpr const char* kCacheDir = "cache";
+
+/// How a build uses its store, as the generator records it in cache/config.json.
+struct Settings {
+  std::string url;
+  bool read_only = false;
+  std::uint64_t max_size = 0;  // of a file store; 0: unbounded
+};
+std::string settings_json(const Settings& s);
+
+/// What the compile steps of one build did with the store. hits + misses = kernels looked up;
+/// corrupt entries (damaged, truncated, of other files or another toolchain) and lookups that
+/// failed are misses too; errors counts every store operation that failed.
+struct Stats {
+  std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, errors = 0, bytes_down = 0, bytes_up = 0;
+  common::Json json() const;
+  void add(const common::Json& j);
+};
+
+/// One compile step's use of the store: look up, then store what was compiled. Its counts are
+/// appended to cache/log when it ends.
+class KernelCache {
+ public:
+  /// The build's cache, or nullptr when it has none. Throws Error for a bad config.json.
+  static std::unique_ptr<KernelCache> open(const std::filesystem::path& cache_dir, const common::Diag& diag);
+  ~KernelCache();
+
+  /// The stored files of a kernel, when there are and check accepts them (check returns "" or
+  /// why not: then the entry is reported, counted corrupt, and not used).
+  std::optional<EntryFiles> fetch(const std::string& name, const std::function<std::string(const EntryFiles&)>& check);
+  /// Stores a kernel's files (not when read-only, or after a failure of the store).
+  void store(const std::string& name, const EntryFiles& files);
+
+ private:
+  KernelCache(std::filesystem::path dir, Location where, std::uint64_t max_size, const common::Diag& diag);
+  void failed(const std::string& what, const char* consequence);
+
+  std::filesystem::path dir_;
+  Location where_;
+  std::uint64_t max_size_;
+  const common::Diag& diag_;
+  std::unique_ptr<Store> store_;  // null once the store failed
+  Stats stats_;
+};
+
+/// The report step: adds up cache/log into cache/stats.json and summary.json's "cache", prints
+/// one line for people, and starts the next build's log. Returns 0.
+int report_cache(const std::filesystem::path& build_dir, const common::Diag& diag);
+
+}  // namespace skb::generator::cache

@@ -1,0 +1,115 @@
+#include <curl/curl.h>
+
+#include <fmt/format.h>
+#include <charconv>
+#include <memory>
+
+#include "common/error.h"
+#include "generator/cache/store.h"
+
+namespace skb::generator::cache {
+using common::Error;
+
+namespace {
+
+constexpr const char* kExpected =
+    "expected file:///folder, redis://host[:port][/db] or http(s)://host[:port]/prefix, "
+    "with optional ?mode=ro and ?timeout=<seconds>";
+
+struct UrlDeleter {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+
+// A part of the URL, "" when it has none.
+std::string part(CURLU* u, CURLUPart which, unsigned flags = 0) {
+  char* value = nullptr;
+  if (curl_url_get(u, which, &value, flags) != CURLUE_OK || !value) return "";
+  std::string s(value);
+  curl_free(value);
+  return s;
+}
+
+unsigned parse_seconds(const std::string& url, const std::string& text) {
+  double seconds = 0;
+  try {
+    std::size_t used = 0;
+    seconds = std::stod(text, &used);
+    if (used != text.size()) seconds = -1;
+  } catch (const std::exception&) {
+    seconds = -1;
+  }
+  if (!(seconds > 0 && seconds <= 3600))
+    throw Error(fmt::format("--cache {}: timeout={}: expected seconds in (0, 3600]", url, text));
+  return static_cast<unsigned>(seconds * 1000);
+}
+
+// ?mode=ro|rw&timeout=S; removes them from the URL (the rest of the query is the server's).
+void take_query(CURLU* u, Location& l) {
+  std::string query = part(u, CURLUPART_QUERY), rest;
+  for (std::size_t at = 0; at <= query.size() && !query.empty();) {
+    std::size_t end = query.find('&', at);
+    if (end == std::string::npos) end = query.size();
+    std::string item = query.substr(at, end - at);
+    at = end + 1;
+    std::size_t eq = item.find('=');
+    std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "mode") {
+      if (value != "ro" && value != "rw")
+        throw Error(fmt::format("--cache {}: mode={}: expected ro or rw", l.url, value));
+      l.read_only = value == "ro";
+    } else if (key == "timeout") {
+      l.timeout_ms = parse_seconds(l.url, value);
+      l.connect_timeout_ms = std::min(l.connect_timeout_ms, l.timeout_ms);
+    } else if (!item.empty()) {
+      rest += (rest.empty() ? "" : "&") + item;
+    }
+  }
+  curl_url_set(u, CURLUPART_QUERY, rest.empty() ? nullptr : rest.c_str(), 0);
+}
+
+}  // namespace
+
+Location parse_location(const std::string& url) {
+  Location l;
+  l.url = url;
+  std::unique_ptr<CURLU, UrlDeleter> u(curl_url());
+  if (!u) throw Error("out of memory");
+  if (curl_url_set(u.get(), CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
+    throw Error(fmt::format("--cache {}: {}", url, kExpected));
+  l.scheme = part(u.get(), CURLUPART_SCHEME);
+  take_query(u.get(), l);
+  l.host = part(u.get(), CURLUPART_HOST);
+  l.path = part(u.get(), CURLUPART_PATH, CURLU_URLDECODE);
+  l.user = part(u.get(), CURLUPART_USER, CURLU_URLDECODE);
+  l.password = part(u.get(), CURLUPART_PASSWORD, CURLU_URLDECODE);
+  std::string port = part(u.get(), CURLUPART_PORT);
+  if (!port.empty()) std::from_chars(port.data(), port.data() + port.size(), l.port);
+  if (l.scheme == "file") {
+    if (!l.host.empty() && l.host != "localhost")
+      throw Error(fmt::format("--cache {}: a file store is a local (or mounted) folder: file:///path", url));
+    if (l.path.empty() || l.path == "/") throw Error(fmt::format("--cache {}: {}", url, kExpected));
+  } else if (l.scheme == "redis") {
+    if (l.port == 0) l.port = 6379;
+    std::string db = l.path.size() > 1 ? l.path.substr(1) : "";
+    int n = 0;
+    auto [end, ec] = std::from_chars(db.data(), db.data() + db.size(), n);
+    if (!db.empty() && (ec != std::errc() || end != db.data() + db.size() || n < 0))
+      throw Error(fmt::format("--cache {}: /{}: expected a database number", url, db));
+  } else if (l.scheme == "http" || l.scheme == "https") {
+    while (l.path.size() > 1 && l.path.back() == '/') l.path.pop_back();
+  } else {
+    throw Error(fmt::format("--cache {}: {}", url, kExpected));
+  }
+  curl_url_set(u.get(), CURLUPART_PASSWORD, nullptr, 0);
+  l.display = part(u.get(), CURLUPART_URL);
+  if (l.scheme == "file") l.display = "file://" + l.path;
+  return l;
+}
+
+std::unique_ptr<Store> open_store(const Location& where, std::uint64_t max_size) {
+  if (where.scheme == "file") return open_file_store(where, max_size);
+  if (where.scheme == "redis") return open_redis_store(where);
+  return open_http_store(where);
+}
+
+}  // namespace skb::generator::cache
