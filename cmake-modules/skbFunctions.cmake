@@ -1,6 +1,6 @@
 # skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
 #                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
-#                        [OUTPUT_VARIABLE <var>])
+#                        [CACHE <url>] [OUTPUT_VARIABLE <var>])
 #
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
 # static-shape kernel per distinct op call and packages them. The package is
@@ -11,9 +11,11 @@
 # Inside the outer build it is one step: it reruns only when a dump folder, the toolchain or
 # skb changes (a depfile written by skb-generate says which), compiles only new kernels, runs
 # in the console pool with JOBS parallel compiles (default: the number of cores), and fails
-# the outer build with skb-generate's errors.
+# the outer build with skb-generate's errors. CACHE names a kernel store shared with other
+# builds (file:///folder, redis://host:port[/db], http://host/prefix, each with ?mode=ro for a
+# consumer that never writes); without it, SKB_CACHE in the build's environment is used.
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -54,6 +56,9 @@ function(skb_add_static_kernels name)
   endif()
   if(arg_STRICT)
     list(APPEND gen_args --strict)
+  endif()
+  if(arg_CACHE)
+    list(APPEND gen_args --cache "${arg_CACHE}")
   endif()
   set(jobs "${arg_JOBS}")
   if(NOT jobs)

@@ -52,9 +52,10 @@ Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 // What the whole job (-p) is asked for.
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
-  std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options;
+  std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size;
   unsigned jobs = 0;
-  bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false;
+  bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
+       cache_read_only = false;
 };
 
 // -o DEST: a folder for the package, or the package's own path when it ends in .run.
@@ -87,6 +88,9 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   for (const auto& l : job.launcher) gen.insert(gen.end(), {"--launcher", l});
   if (job.dynamic) gen.push_back("--dynamic");
   if (job.quiet) gen.push_back("--quiet");
+  if (!job.cache.empty()) gen.insert(gen.end(), {"--cache", job.cache});
+  if (job.cache_read_only) gen.push_back("--cache-read-only");
+  if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");
@@ -147,6 +151,9 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       ->envname("SKB_TOOLCHAIN")
       ->capture_default_str();
   app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache");
+  app.add_option("--cache", job.cache, "Whole job: kernel store URL, as for skb-generate (default: $SKB_CACHE)");
+  app.add_flag("--cache-read-only", job.cache_read_only, "Whole job: take kernels from the store, never write");
+  app.add_option("--cache-max-size", job.cache_max_size, "Whole job: cap of a file:// store, e.g. 20G");
   app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
   app.add_flag("--cann-output", job.cann_output, "Internal (op_compiler): print CANN's success line")->group("");
   app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");

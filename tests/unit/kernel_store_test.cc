@@ -1,0 +1,278 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/sha256.h"
+#include "generator/cache/entry.h"
+#include "generator/cache/kernel_cache.h"
+#include "generator/cache/store.h"
+#include "generator/compile_step.h"
+#include "test_util.h"
+
+namespace skb::generator {
+namespace {
+namespace fs = std::filesystem;
+using cache::EntryFiles;
+
+// A kernel store and two build folders that share it.
+struct Shared {
+  fs::path root = test::scratch_dir();
+  fs::path store = root / "store";
+
+  // A step of build folder `build` whose compiler writes `bytes` (and counts its runs).
+  CompileStep step(const std::string& build, const std::string& bytes, const std::string& url = "") const {
+    fs::path dir = root / build / "kernel_meta";
+    fs::create_directories(dir);
+    fs::path cache_dir = root / build / "cache";
+    fs::create_directories(cache_dir);
+    common::write_atomic(cache_dir / "config.json",
+                         cache::settings_json({url.empty() ? "file://" + store.string() : url, false, 0}));
+    CompileStep s;
+    s.dir = dir;
+    s.name = "Relu_0123456789abcdef0123456789abcdef";
+    s.op_type = "Relu";
+    s.variant = "static";
+    s.suffix = ".so";
+    s.entry = "skb_kernel";
+    s.toolchain_id = "tc-a";
+    s.cache_dir = cache_dir;
+    s.command = {"sh",    "-c",  "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"",
+                 "@OUT@", bytes, (root / build / "compiles").string()};
+    return s;
+  }
+  static int run(const CompileStep& s) { return run_compile_step(s, common::Diag("skb-generate")); }
+  int compiles(const std::string& build) const {
+    auto text = common::read_file_if_exists(root / build / "compiles");
+    return text ? static_cast<int>(std::count(text->begin(), text->end(), '\n')) : 0;
+  }
+  // The counts the steps of a build folder logged, added up.
+  cache::Stats stats(const std::string& build) const {
+    cache::Stats total;
+    auto log = common::read_file_if_exists(root / build / "cache" / "log");
+    for (std::size_t at = 0; log && at < log->size();) {
+      std::size_t end = log->find('\n', at);
+      total.add(common::parse_json(log->substr(at, end - at)));
+      at = end + 1;
+    }
+    return total;
+  }
+  // The one entry file of the store.
+  fs::path entry_file() const {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(store))
+      if (e.path().extension() == ".entry") found.push_back(e.path());
+    EXPECT_EQ(found.size(), 1u);
+    return found.empty() ? fs::path() : found[0];
+  }
+  std::string kernel(const CompileStep& s) const { return common::read_file(s.dir / (s.name + ".so")); }
+  std::string record(const CompileStep& s) const { return common::read_file(s.dir / (s.name + ".json")); }
+};
+
+TEST(KernelStore, ParsesTheThreeKindsOfUrl) {
+  auto f = cache::parse_location("file:///srv/kernels");
+  EXPECT_EQ(f.scheme, "file");
+  EXPECT_EQ(f.path, "/srv/kernels");
+  EXPECT_FALSE(f.read_only);
+  auto r = cache::parse_location("redis://:s3cret@cache.example:7000/3?mode=ro");
+  EXPECT_EQ(r.host, "cache.example");
+  EXPECT_EQ(r.port, 7000);
+  EXPECT_EQ(r.path, "/3");
+  EXPECT_EQ(r.password, "s3cret");
+  EXPECT_TRUE(r.read_only);
+  EXPECT_EQ(r.display.find("s3cret"), std::string::npos) << r.display;
+  EXPECT_EQ(cache::parse_location("redis://localhost").port, 6379);
+  auto h = cache::parse_location("http://127.0.0.1:8080/kernels/?timeout=1.5");
+  EXPECT_EQ(h.path, "/kernels");
+  EXPECT_EQ(h.timeout_ms, 1500u);
+  EXPECT_EQ(h.connect_timeout_ms, 1500u);
+  for (const char* bad : {"ftp://host/x", "redis://host/db1", "file://server/x", "http://h/p?mode=rx",
+                          "http://h/p?timeout=0", "not a url", "file:///"}) {
+    EXPECT_THROW(cache::parse_location(bad), common::Error) << bad;
+  }
+}
+
+TEST(KernelStore, AnEntryIsOneObjectAndNoPrefixOfItPassesForIt) {
+  EntryFiles files{"{\"size\": 5}\n", std::string(4000, 'k') + "tail", std::string("{\"blockDim\": 8}")};
+  std::string object = cache::pack_entry(files);
+  EXPECT_EQ(cache::pack_entry(files), object);  // the same files make the same bytes
+  EntryFiles back = cache::unpack_entry(object);
+  EXPECT_EQ(back.record, files.record);
+  EXPECT_EQ(back.binary, files.binary);
+  EXPECT_EQ(back.sidecar, files.sidecar);
+  // A truncated object is refused, or (cut in its end padding) still the whole entry.
+  for (std::size_t cut = 0; cut < object.size(); ++cut) {
+    try {
+      EntryFiles part = cache::unpack_entry(object.substr(0, cut));
+      EXPECT_EQ(part.binary, files.binary) << cut;
+      EXPECT_EQ(part.sidecar, files.sidecar) << cut;
+    } catch (const cache::BadEntry&) {
+    }
+  }
+  EXPECT_THROW(cache::unpack_entry("garbage"), cache::BadEntry);
+}
+
+TEST(KernelStore, SecondBuildFolderTakesTheKernelWithoutCompiling) {
+  Shared sh;
+  CompileStep a = sh.step("a", "kernel-bytes");
+  ASSERT_EQ(sh.run(a), 0);
+  EXPECT_EQ(sh.compiles("a"), 1);
+  EXPECT_EQ(sh.stats("a").uploads, 1u);
+  // b's compiler would write other bytes: the kernel must come from the store
+  CompileStep b = sh.step("b", "other-bytes");
+  ASSERT_EQ(sh.run(b), 0);
+  EXPECT_EQ(sh.compiles("b"), 0);
+  EXPECT_EQ(sh.kernel(b), "kernel-bytes");
+  EXPECT_EQ(sh.record(b), sh.record(a));
+  EXPECT_TRUE(keep_if_complete(b.dir, b.name, ".so"));
+  cache::Stats st = sh.stats("b");
+  EXPECT_EQ(st.hits, 1u);
+  EXPECT_EQ(st.misses, 0u);
+  EXPECT_EQ(st.uploads, 0u);
+  EXPECT_GT(st.bytes_down, 0u);
+}
+
+TEST(KernelStore, DamagedTruncatedOrForeignEntriesAreCompiledLocallyAndReplaced) {
+  Shared sh;
+  ASSERT_EQ(sh.run(sh.step("a", "kernel-bytes")), 0);
+  fs::path entry = sh.entry_file();
+  std::string good = common::read_file(entry);
+
+  // A foreign entry: a whole, well-formed object whose record names another toolchain.
+  CompileStep other = sh.step("x", "kernel-bytes");
+  other.toolchain_id = "tc-b";
+  EntryFiles foreign{build_result(other, common::sha256_hex("kernel-bytes"), 12).dump(2) + "\n", "kernel-bytes",
+                     std::nullopt};
+  // An entry whose record does not describe its binary (same size, other bytes).
+  CompileStep same = sh.step("y", "kernel-bytes");
+  EntryFiles swapped{build_result(same, common::sha256_hex("kernel-bytes"), 12).dump(2) + "\n", "kernel-byteZ",
+                     std::nullopt};
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"damaged", std::string(good).replace(good.size() / 2, 8, "XXXXXXXX")},
+      {"truncated", good.substr(0, good.size() / 2)},
+      {"foreign", cache::pack_entry(foreign)},
+      {"swapped", cache::pack_entry(swapped)},
+  };
+  for (const auto& [what, object] : bad) {
+    common::write_atomic(entry, object);
+    std::string build = "b-" + what;
+    CompileStep b = sh.step(build, "kernel-bytes");
+    ASSERT_EQ(sh.run(b), 0) << what;
+    EXPECT_EQ(sh.compiles(build), 1) << what;
+    EXPECT_EQ(sh.kernel(b), "kernel-bytes") << what;
+    cache::Stats st = sh.stats(build);
+    EXPECT_EQ(st.corrupt, 1u) << what;
+    EXPECT_EQ(st.misses, 1u) << what;
+    EXPECT_EQ(st.hits, 0u) << what;
+    EXPECT_EQ(st.uploads, 1u) << what;  // the good entry replaces the bad one
+    EXPECT_EQ(cache::unpack_entry(common::read_file(entry)).binary, "kernel-bytes") << what;
+  }
+}
+
+TEST(KernelStore, SidecarTravelsWithItsKernel) {
+  Shared sh;
+  CompileStep a = sh.step("a", "kernel-bytes");
+  a.sidecar = true;
+  a.command = {"sh", "-c", "printf k > \"$0\"; printf '{\"blockDim\": 24, \"kernelName\": \"k_mix\"}' > \"$1\"",
+               "@OUT@", "@SIDECAR@"};
+  ASSERT_EQ(sh.run(a), 0);
+  CompileStep b = sh.step("b", "unused");
+  b.sidecar = true;
+  b.command = {"false"};
+  ASSERT_EQ(sh.run(b), 0);
+  EXPECT_EQ(common::read_file(b.dir / (b.name + kSidecarSuffix)), common::read_file(a.dir / (a.name + kSidecarSuffix)));
+  EXPECT_EQ(sh.record(b), sh.record(a));
+  // a toolchain without sidecars does not take an entry that has one
+  CompileStep c = sh.step("c", "k");
+  ASSERT_EQ(sh.run(c), 0);
+  EXPECT_EQ(sh.compiles("c"), 1);
+  EXPECT_EQ(sh.stats("c").corrupt, 1u);
+}
+
+TEST(KernelStore, ReadOnlyConsumerNeverWrites) {
+  Shared sh;
+  CompileStep a = sh.step("a", "kernel-bytes", "file://" + (sh.root / "store").string() + "?mode=ro");
+  fs::create_directories(sh.store);
+  ASSERT_EQ(sh.run(a), 0);
+  EXPECT_EQ(sh.compiles("a"), 1);
+  EXPECT_EQ(sh.stats("a").uploads, 0u);
+  EXPECT_TRUE(fs::is_empty(sh.store));
+}
+
+TEST(KernelStore, StoreThatIsDownCostsOneWarningAndALocalCompile) {
+  Shared sh;
+  CompileStep a = sh.step("a", "kernel-bytes", "redis://127.0.0.1:1?timeout=1");
+  ASSERT_EQ(sh.run(a), 0);
+  EXPECT_EQ(sh.kernel(a), "kernel-bytes");
+  EXPECT_EQ(sh.stats("a").errors, 1u);
+  EXPECT_TRUE(fs::exists(sh.root / "a" / "cache" / "down"));
+  // the next step leaves the store alone for a while: no second error, no second timeout
+  fs::remove(a.dir / (a.name + ".json"));
+  ASSERT_EQ(sh.run(a), 0);
+  cache::Stats st = sh.stats("a");
+  EXPECT_EQ(st.errors, 1u);
+  EXPECT_EQ(st.misses, 2u);
+}
+
+TEST(KernelStore, FileStoreStaysUnderItsCapWithSeveralWritersAtOnce) {
+  fs::path root = test::scratch_dir() / "store";
+  cache::Location where = cache::parse_location("file://" + root.string());
+  constexpr std::uint64_t kCap = 64 * 1024;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < 4; ++w) {
+    writers.emplace_back([&, w] {
+      auto store = cache::open_store(where, kCap);
+      for (int i = 0; i < 100; ++i) {
+        try {
+          store->put("k" + std::to_string(w * 100 + i), std::string(1024 + i, 'a' + w));
+        } catch (const std::exception&) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  std::uint64_t total = 0;
+  for (const auto& shard : fs::directory_iterator(root)) {
+    std::uint64_t in_shard = 0;
+    for (const auto& e : fs::directory_iterator(shard.path())) {
+      EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+      if (e.path().extension() == ".entry") in_shard += fs::file_size(e.path());
+    }
+    // each shard's ledger is exactly what it holds
+    EXPECT_EQ(std::stoull(common::read_file(shard.path() / "size")), in_shard) << shard.path();
+    total += in_shard;
+  }
+  EXPECT_LE(total, kCap);
+  EXPECT_GT(total, kCap / 4);  // eviction keeps most of the cap, not nothing
+}
+
+TEST(KernelStore, EvictionTakesTheLeastRecentlyUsedFirst) {
+  fs::path root = test::scratch_dir() / "store";
+  auto store = cache::open_store(cache::parse_location("file://" + root.string()), 16 * 16 * 1024);
+  // keys of one shard only, so that the shard's share (16 KiB) is what evicts
+  std::vector<std::string> keys;
+  std::string shard;
+  for (int i = 0; keys.size() < 20; ++i) {
+    std::string k = "key" + std::to_string(i);
+    std::string s(1, common::sha256_hex(k)[0]);
+    if (shard.empty()) shard = s;
+    if (s == shard) keys.push_back(k);
+  }
+  for (std::size_t i = 0; i < 10; ++i) store->put(keys[i], std::string(1024, 'x'));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(store->get(keys[0]));  // used again: now the most recent of the first ten
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  for (std::size_t i = 10; i < 20; ++i) store->put(keys[i], std::string(1024, 'y'));
+  EXPECT_TRUE(store->get(keys[0]));
+  EXPECT_FALSE(store->get(keys[1]));
+  EXPECT_TRUE(store->get(keys[19]));
+}
+
+}  // namespace
+}  // namespace skb::generator
