@@ -9,6 +9,15 @@ SKB_SERVER_PIDS=""
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 stop_servers() { for p in $SKB_SERVER_PIDS; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap stop_servers EXIT
+# wait_for_port PORT NAME LOG: until 127.0.0.1:PORT accepts (5 s at most; then NAME's LOG, and failure).
+wait_for_port() {
+  for _ in $(seq 50); do
+    python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 0.2)" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "$2 did not start: $(cat "$3")" >&2
+  return 1
+}
 
 start_distccd() {
   local dir=$1 port
@@ -20,12 +29,7 @@ start_distccd() {
     --log-stderr --log-level info 2>"$dir/distccd.log" &
   SKB_SERVER_PIDS="$SKB_SERVER_PIDS $!"
   export DISTCC_HOSTS="127.0.0.1:$port/2" DISTCC_DIR="$dir/client" DISTCC_FALLBACK=0 DISTCC_BACKOFF_PERIOD=0
-  for _ in $(seq 50); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "distccd did not start: $(cat "$dir/distccd.log")" >&2
-  return 1
+  wait_for_port "$port" distccd "$dir/distccd.log"
 }
 
 start_redis() {
@@ -72,12 +76,7 @@ EOF
   SKB_SERVER_PIDS="$SKB_SERVER_PIDS $!"
   SKB_NGINX_PID=$!
   export SKB_DAV_URL="http://127.0.0.1:$port/kernels"
-  for _ in $(seq 50); do
-    python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 0.2)" 2>/dev/null && return 0
-    sleep 0.1
-  done
-  echo "nginx did not start: $(cat "$dir/error.log")" >&2
-  return 1
+  wait_for_port "$port" nginx "$dir/error.log"
 }
 
 distcc_compiles() { grep -c 'COMPILE_OK' "$1/distccd.log" || true; }
