@@ -105,10 +105,8 @@ void record_sidecar(const CompileStep& s, const std::string& text, Json& result)
   result["sidecar"] = {{"file", s.name + kSidecarSuffix}, {"sha256", common::sha256_hex(text)}, {"size", text.size()}};
 }
 
-// Why a store entry cannot stand for this step's kernel ("" when it can): its build record must
-// be, byte for byte in meaning, the one this step would write for the entry's binary and
-// sidecar. That proves the binary's sha256, the toolchain identity, the variant, the entry
-// symbol and the sidecar.
+}  // namespace
+
 std::string entry_mismatch(const CompileStep& s, const cache::EntryFiles& f) {
   Json expected = build_result(s, common::sha256_hex(f.binary), f.binary.size());
   if (s.sidecar != f.sidecar.has_value())
@@ -121,16 +119,22 @@ std::string entry_mismatch(const CompileStep& s, const cache::EntryFiles& f) {
   Json record = Json::parse(f.record, nullptr, false);
   if (!record.is_object()) return "its build record is not a JSON object";
   if (record == expected) return "";
-  if (record.value("toolchain", "") != s.toolchain_id)
-    return fmt::format("it was made by toolchain {}, this build's is {}", record.value("toolchain", "?"),
-                       s.toolchain_id);
-  if (record.value("sha256", "") != expected["sha256"])
-    return fmt::format("its kernel's sha256 is {}, its record says {}", expected["sha256"].get<std::string>(),
-                       record.value("sha256", "?"));
+  // What differs, most telling first; a hostile record's values are only ever compared and dumped.
+  auto differs = [&](const std::string& field) { return !record.contains(field) || record[field] != expected[field]; };
+  auto recorded = [&](const char* field) {
+    return record.contains(field) ? record[field].dump(-1, ' ', false, Json::error_handler_t::replace) : "nothing";
+  };
+  if (differs("toolchain"))
+    return fmt::format("it was made by toolchain {}, this build's is \"{}\"", recorded("toolchain"), s.toolchain_id);
+  if (differs("sha256"))
+    return fmt::format("its kernel's sha256 is \"{}\", its record says {}", expected["sha256"].get<std::string>(),
+                       recorded("sha256"));
   for (const auto& [field, value] : expected.items())
-    if (!record.contains(field) || record[field] != value) return fmt::format("its build record differs at /{}", field);
+    if (differs(field)) return fmt::format("its build record differs at /{}", field);
   return "its build record has fields this build does not write";
 }
+
+namespace {
 
 // The kernel's files from the store into tmp and side_tmp, with its build result; nothing when
 // the store has no entry this step can use.

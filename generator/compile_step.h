@@ -5,6 +5,7 @@
 
 #include "common/diag.h"
 #include "common/json_input.h"
+#include "generator/cache/entry.h"
 
 namespace skb::generator {
 
@@ -47,6 +48,12 @@ std::string op_type_of(const std::string& kernel_name);
 /// always describes a complete binary. Returns the compiler's exit code; on failure nothing of
 /// this kernel is left. A store that fails costs a warning through diag, never the kernel.
 int run_compile_step(const CompileStep& step, const common::Diag& diag);
+
+/// Why a kernel store's entry cannot stand for this step's kernel, or "" when it can: its build
+/// record must be exactly the one this step would write for the entry's binary and sidecar,
+/// which proves the binary's sha256 and size, the toolchain identity, the variant, the entry
+/// symbol and the sidecar. The entry is untrusted: any bytes give an answer, never an exception.
+std::string entry_mismatch(const CompileStep& step, const cache::EntryFiles& entry);
 
 /// The build result recorded in <dir>/<name>.json for a binary, as written by the step (the
 /// sidecar's fields, when there is one, are added to it).

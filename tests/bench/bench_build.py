@@ -9,28 +9,10 @@ build measured in the same run:
   - ccache with a warm Redis remote cache and an empty local cache (a second machine).
 Starts and stops its own distccd and redis-server on 127.0.0.1.
 usage: bench_build.py BUILD_DIR [WORK_DIR] [--seqs N] [--repeat R] [--json FILE]"""
-import argparse, json, os, shlex, shutil, socket, subprocess, sys, time
+import argparse, json, os, shlex, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ratio, row, stats, write_json
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_port(port):
-    for _ in range(100):
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("server on port %d did not start" % port)
+from benchlib import free_port, ratio, row, stats, wait_port, write_json
 
 
 def direct_commands(out):

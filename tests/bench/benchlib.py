@@ -1,5 +1,23 @@
 """Helpers of the benchmarks: timing commands, peak memory of a child, min/median/max."""
-import json, os, resource, statistics, subprocess, sys, time
+import json, os, resource, socket, statistics, subprocess, sys, time
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_port(port):
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("server on port %d did not start" % port)
 
 
 def run(cmd, **kw):

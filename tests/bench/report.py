@@ -18,6 +18,7 @@ def main():
     build = load(work, "build/figures.json")
     pkg = load(work, "package/figures.json")
     kern = load(work, "kernels.json")
+    store = load(work, "store/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -39,6 +40,18 @@ def main():
         ("ninja -j2 / ninja -j1", build["j2_vs_j1"], None),
         ("distcc on 127.0.0.1 / ninja -j1", build["distcc_vs_j1"], None),
         ("warm remote ccache / ninja -j1", build["warm_cache_vs_j1"], None),
+    ]
+    for tc in ("host", "cuda"):
+        if tc in store:
+            s = store[tc]
+            rows.append(("kernel store, fresh folder, warm file store / cold (%s, %d kernels)" % (tc, s["kernels"]),
+                         s["file"]["warm_vs_cold"], "<= 0.05"))
+            if "redis" in s:
+                rows.append(("kernel store, fresh folder, warm redis store / cold (%s)" % tc, s["redis"]["warm_vs_cold"],
+                             "<= 0.05"))
+            rows.append(("kernel store, cold build filling the file store / cold (%s)" % tc, s["file"]["fill_vs_cold"],
+                         None))
+    rows += [
         ("packaging %d kernels / tar -czf" % pkg["kernels"], pkg["package_vs_tar_czf"], "<= 1.3"),
         ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 2"),
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),

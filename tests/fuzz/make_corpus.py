@@ -255,4 +255,53 @@ bad_index("variant", lambda k: k.__setitem__("variant", "evil"))
 bad_index("sha_short", lambda k: k.__setitem__("sha256", "ab"))
 put("index", "hostile_half_written.json", dumps(index)[: len(dumps(index)) // 2])
 put("index", "hostile_nesting.json", deep(100000))
+
+# --- kernel store entries (zstd tars of build.json, kernel, sidecar.json) ---------------------
+STEP = {"name": "Relu_0123456789abcdef0123456789abcdef", "toolchain": "4e0c2d4f"}
+
+
+def store_entry(members, compress=True):
+    raw = tar_bytes([entry(n, d) for n, d in members])
+    if not compress:
+        return raw
+    import subprocess
+    return subprocess.run(["zstd", "-q", "-c", "-3", "--no-check"], input=raw, capture_output=True, check=True).stdout
+
+
+def build_record(binary, **change):
+    r = {"binFileName": STEP["name"] + ".so", "binFileSuffix": ".so", "kernelName": "skb_kernel",
+         "name": STEP["name"], "op_type": "Relu", "sha256": hashlib.sha256(binary).hexdigest(),
+         "size": len(binary), "toolchain": STEP["toolchain"], "variant": "static"}
+    r.update(change)
+    return (json.dumps(r, indent=2, sort_keys=True) + "\n").encode()
+
+
+kbin = b"\x7fELF kernel bytes"
+side = b'{"blockDim": 24, "kernelName": "relu_mix", "workspace": [32]}'
+side_record = json.loads(build_record(kbin, kernelName="relu_mix"))
+side_record["binDesc"] = {"blockDim": 24, "kernelName": "relu_mix", "workspace": [32]}
+side_record["sidecar"] = {"file": STEP["name"] + ".sidecar.json", "sha256": hashlib.sha256(side).hexdigest(),
+                          "size": len(side)}
+valid_entry = store_entry([("build.json", build_record(kbin)), ("kernel", kbin)])
+put("store_entry", "valid.tar.zst", valid_entry)
+put("store_entry", "valid.tar", store_entry([("build.json", build_record(kbin)), ("kernel", kbin)], compress=False))
+put("store_entry", "valid_sidecar.tar.zst", store_entry([("build.json", (json.dumps(side_record, indent=2) + "\n").encode()),
+                                                         ("kernel", kbin), ("sidecar.json", side)]))
+put("store_entry", "hostile_truncated.tar.zst", valid_entry[: len(valid_entry) // 2])
+put("store_entry", "hostile_foreign_toolchain.tar.zst",
+    store_entry([("build.json", build_record(kbin, toolchain="other")), ("kernel", kbin)]))
+put("store_entry", "hostile_swapped_binary.tar.zst",
+    store_entry([("build.json", build_record(kbin)), ("kernel", kbin[:-1] + b"X")]))
+put("store_entry", "hostile_other_kernel.tar.zst",
+    store_entry([("build.json", build_record(kbin, name="Relu_" + "f" * 32)), ("kernel", kbin)]))
+put("store_entry", "hostile_extra_member.tar.zst",
+    store_entry([("build.json", build_record(kbin)), ("kernel", kbin), ("../evil", b"x")]))
+put("store_entry", "hostile_member_twice.tar.zst",
+    store_entry([("build.json", build_record(kbin)), ("kernel", kbin), ("kernel", b"other")]))
+put("store_entry", "hostile_no_binary.tar.zst", store_entry([("build.json", build_record(kbin))]))
+put("store_entry", "hostile_sidecar_mismatch.tar.zst",
+    store_entry([("build.json", (json.dumps(side_record, indent=2) + "\n").encode()), ("kernel", kbin),
+                 ("sidecar.json", side.replace(b"24", b"25"))]))
+put("store_entry", "hostile_record_types.tar.zst",
+    store_entry([("build.json", b'{"toolchain": [1], "sha256": {"a": 1}, "size": -1}'), ("kernel", kbin)]))
 print("corpus written to", out)

@@ -14,16 +14,7 @@ using opmodel::OpRecord;
 using opmodel::Variant;
 
 CompileStep step_in(const fs::path& dir, std::vector<std::string> command) {
-  CompileStep s;
-  s.dir = dir;
-  s.name = "Relu_0123456789abcdef0123456789abcdef";
-  s.op_type = "Relu";
-  s.variant = "static";
-  s.suffix = ".so";
-  s.entry = "skb_kernel";
-  s.toolchain_id = "tcid";
-  s.command = std::move(command);
-  return s;
+  return test::relu_step(dir, std::move(command));
 }
 
 int run_step(const CompileStep& s) { return run_compile_step(s, common::Diag("skb-generate")); }

@@ -31,17 +31,10 @@ struct Shared {
     fs::create_directories(cache_dir);
     common::write_atomic(cache_dir / "config.json",
                          cache::settings_json({url.empty() ? "file://" + store.string() : url, false, 0}));
-    CompileStep s;
-    s.dir = dir;
-    s.name = "Relu_0123456789abcdef0123456789abcdef";
-    s.op_type = "Relu";
-    s.variant = "static";
-    s.suffix = ".so";
-    s.entry = "skb_kernel";
+    CompileStep s = test::relu_step(dir, {"sh", "-c", "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"", "@OUT@", bytes,
+                                          (root / build / "compiles").string()});
     s.toolchain_id = "tc-a";
     s.cache_dir = cache_dir;
-    s.command = {"sh",    "-c",  "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"",
-                 "@OUT@", bytes, (root / build / "compiles").string()};
     return s;
   }
   static int run(const CompileStep& s) { return run_compile_step(s, common::Diag("skb-generate")); }

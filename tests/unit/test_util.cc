@@ -15,6 +15,19 @@ fs::path scratch_dir() {
   return dir;
 }
 
+generator::CompileStep relu_step(const fs::path& dir, std::vector<std::string> command) {
+  generator::CompileStep s;
+  s.dir = dir;
+  s.name = "Relu_0123456789abcdef0123456789abcdef";
+  s.op_type = "Relu";
+  s.variant = "static";
+  s.suffix = ".so";
+  s.entry = "skb_kernel";
+  s.toolchain_id = "tcid";
+  s.command = std::move(command);
+  return s;
+}
+
 common::Json valid_record() {
   auto tensor = [](const char* name, int index) {
     return common::Json{
