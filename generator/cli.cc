@@ -85,6 +85,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
   app.add_option("--cache", o.cache, "Kernel store URL: file:///folder, redis://host:port[/db] or http://host/prefix")
       ->envname("SKB_CACHE");
+  bool no_cache = false;
+  app.add_flag("--no-cache", no_cache, "No kernel store, even when SKB_CACHE is set");
   app.add_flag("--cache-read-only", o.cache_read_only, "Take kernels from the store, never write to it");
   app.add_option("--cache-max-size", o.cache_max_size,
                  "Cap of a file:// store, e.g. 500M or 20G; least recently used entries go first")
@@ -125,6 +127,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     return kExitUsage;
   }
   for (const auto& d : dirs) o.op_params_dirs.emplace_back(d);
+  if (no_cache) o.cache.clear();
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
   Outcome out = generate(o, gen_diag);

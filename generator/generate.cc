@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "generator/cache/kernel_cache.h"
+#include "generator/cache/module.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_writer.h"
 #include "generator/plan.h"
@@ -67,7 +68,7 @@ std::optional<common::Json> write_cache_config(const fs::path& out, const Option
     fs::remove(dir / "stats.json", ec);
     return std::nullopt;
   }
-  cache::parse_location(o.cache);  // a bad URL fails the generation, not every compile
+  cache::store_module().parse_location(o.cache);  // a bad URL fails the generation, not every compile
   common::ensure_real_dir(dir);
   common::write_if_changed(dir / "config.json", cache::settings_json({o.cache, o.cache_read_only, o.cache_max_size}),
                            common::Sync::kAtomic);
@@ -140,7 +141,11 @@ std::vector<std::string> regenerate_args(const Options& o) {
     args.insert(args.end(), {"--package-dir", fs::absolute(o.package_dir).lexically_normal().string()});
   if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
-  args.insert(args.end(), {"--cache", o.cache});  // even empty: SKB_CACHE is read once, at the first generation
+  // Always one or the other: SKB_CACHE is read once, at the first generation, not at each rerun.
+  if (o.cache.empty())
+    args.push_back("--no-cache");
+  else
+    args.insert(args.end(), {"--cache", o.cache});
   if (o.cache_read_only) args.push_back("--cache-read-only");
   if (o.cache_max_size) args.insert(args.end(), {"--cache-max-size", std::to_string(o.cache_max_size)});
   args.push_back("--quiet");

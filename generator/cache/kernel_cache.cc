@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "generator/cache/module.h"
 
 namespace skb::generator::cache {
 namespace fs = std::filesystem;
@@ -69,7 +70,7 @@ std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common
   Location where;
   std::uint64_t max_size = 0;
   try {
-    where = parse_location(config.at("url").get<std::string>());
+    where = store_module().parse_location(config.at("url").get<std::string>());
     if (config.value("read_only", false)) where.read_only = true;
     max_size = config.value("max_size", std::uint64_t{0});
   } catch (const Json::exception& e) {
@@ -82,7 +83,7 @@ KernelCache::KernelCache(fs::path dir, Location where, std::uint64_t max_size, c
     : dir_(std::move(dir)), where_(std::move(where)), max_size_(max_size), diag_(diag) {
   if (recently_down(dir_ / kDown)) return;  // another step found it down a moment ago
   try {
-    store_ = open_store(where_, max_size_);
+    store_ = store_module().open_store(where_, max_size_);
   } catch (const StoreError& e) {
     failed(e.what(), kCompiling);
   }
@@ -125,7 +126,7 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
   std::string why;
   EntryFiles files;
   try {
-    files = unpack_entry(*object);
+    files = store_module().unpack_entry(*object);
     why = check(files);
   } catch (const BadEntry& e) {
     why = e.what();
@@ -143,10 +144,11 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
 
 void KernelCache::store(const std::string& name, const EntryFiles& files) {
   if (!store_ || where_.read_only) return;
-  std::string object = pack_entry(files);
+  std::string object;
   try {
+    object = store_module().pack_entry(files);
     store_->put(key_of(name), object);
-  } catch (const StoreError& e) {
+  } catch (const std::exception& e) {  // StoreError, or libarchive out of memory
     failed(e.what(), "the kernel is built here but not stored");
     return;
   }

@@ -15,23 +15,48 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import free_port, ratio, row, stats, wait_port, write_json
 
 
-def direct_commands(out):
-    """The compiler and linker commands of every kernel edge, without skb's compile step."""
+RECORDER = """import json, os, sys
+with open(os.environ["SKB_BENCH_RECORD"], "a") as f:
+    f.write(json.dumps(sys.argv[1:]) + "\\n")
+os.execvp(sys.argv[1], sys.argv[1:])
+"""
+
+
+def direct_commands(gen, dump, work, out):
+    """The compiler and linker commands of every kernel edge of out, without skb's compile step:
+    the compile commands as a launcher saw them in an untimed build of the same dump (the
+    compile step makes each kernel's -D macros), the link commands from build.ninja."""
+    record = os.path.join(work, "record")
+    shutil.rmtree(record, ignore_errors=True)
+    log, recorder = os.path.join(work, "record.log"), os.path.join(work, "record.py")
+    with open(recorder, "w") as f:
+        f.write(RECORDER)
+    if os.path.exists(log):
+        os.remove(log)
+    subprocess.run([gen, "-p", dump, "-o", record, "--no-package", "-q", "--launcher", sys.executable, "--launcher",
+                    recorder], check=True)
+    subprocess.run(["ninja", "-C", record, "--quiet"], check=True, env=dict(os.environ, SKB_BENCH_RECORD=log),
+                   stdout=subprocess.DEVNULL)
+    compiles = {}
+    for line in open(log):
+        words = json.loads(line)
+        obj = words[words.index("-o") + 1]
+        name = os.path.basename(obj).split(".")[0]
+        compiles[name] = words
     text = subprocess.run(["ninja", "-C", out, "-t", "commands"], check=True, capture_output=True, text=True).stdout
     cmds = []
     for line in text.splitlines():
         words = shlex.split(line)
         if "compile-step" not in words:
             continue
-        words = words[words.index("--") + 1:]
         name = line.split("--name ")[1].split()[0]
         obj, so = os.path.join(out, "direct", name + ".o"), os.path.join(out, "direct", name + ".so")
-        words = [w.replace("@OBJ@", obj).replace("@OUT@", so) for w in words]
+        compile_words = compiles[name]
+        compile_words[compile_words.index("-o") + 1] = obj
+        cmds.append(compile_words)
+        words = words[words.index("--") + 1:]
         if "@LINK@" in words:
-            i = words.index("@LINK@")
-            cmds += [words[:i], words[i + 1:]]
-        else:
-            cmds.append(words)
+            cmds.append([w.replace("@OBJ@", obj).replace("@OUT@", so) for w in words[words.index("@LINK@") + 1:]])
     return cmds
 
 
@@ -103,7 +128,7 @@ def main():
             secs, out = build_once("j1", 1)
             times["j1"].append(secs)
             kernels = len([f for f in os.listdir(os.path.join(out, "kernel_meta")) if f.endswith(".so")])
-            cmds = direct_commands(out)
+            cmds = direct_commands(gen, dump, work, out)
             os.makedirs(os.path.join(out, "direct"))
             t = time.perf_counter()
             for c in cmds:

@@ -42,6 +42,17 @@ expect_eq "$(cache_stat f1 uploads)" "$planned" "cold uploads"
 expect_eq "$(cache_stat f1 misses)" "$planned" "cold misses"
 expect_eq "$(verify_kernels f1/kernel_meta)" "$planned" "cold kernels complete"
 
+step "a regeneration keeps the store; --no-cache wins over SKB_CACHE; a bad URL fails the generation"
+first=$(find dump -path '*_opcompile/*.json' | sort | head -1)
+cp "$first" "${first%.json}_again.json"  # the same record once more: a new file, no new kernel
+ninja -C f1 >regen.log 2>&1 || { cat regen.log >&2; fail "ninja after a new dump file"; }
+grep -q "Regenerating build.ninja" regen.log || fail "no regeneration: $(cat regen.log)"
+expect_eq "$(json_get f1/cache/config.json 'j["url"]')" "file://$PWD/store" "the store after a regeneration"
+SKB_CACHE="file://$PWD/store" skb-generate -p dump -o nocache -q --no-package --no-cache
+[ ! -e nocache/cache/config.json ] || fail "--no-cache wrote a store configuration"
+if skb-generate -p dump -o bad -q --no-package --cache ftp://host/x 2>bad.err; then fail "an ftp:// store was taken"; fi
+grep -q -- "--cache ftp://host/x: expected file:///folder, redis://" bad.err || fail "bad URL message: $(cat bad.err)"
+
 step "file store: a second build folder compiles nothing, and its kernels are byte-identical"
 expect_eq "$(build f2 "file://$PWD/store")" 0 "warm compiles"
 expect_eq "$(cache_stat f2 hits)" "$planned" "warm hits"
