@@ -5,7 +5,7 @@ SKB_BUILD=$(dirname "$SKB_BIN")
 
 step "cmake --install skb into a prefix"
 cmake --install "$SKB_BUILD" --prefix "$PWD/prefix" >/dev/null
-for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/compat/op_compiler \
+for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/compat/op_compiler lib/skb/skb_store.so \
          share/skb/templates/toolchains/host.json share/skb/templates/socs.json \
          lib/cmake/skb/skbConfig.cmake lib/cmake/skb/skbConfigVersion.cmake lib/cmake/skb/skbFunctions.cmake; do
   [ -e "prefix/$f" ] || fail "not installed: $f"
@@ -68,6 +68,16 @@ configure tree -Dskb_DIR="$SKB_BUILD" || fail "configure against the build tree:
 cmake --build tree >tree.log 2>&1 || fail "build against the build tree: $(tail -10 tree.log)"
 if configure toonew -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_VERSION=9.0; then fail "accepted skb 0.x for 9.0"; fi
 grep -q "version" toonew.configure.log || fail "no version message"
+
+step "CACHE: a second consumer build takes every kernel from the store"
+for b in cold warm; do
+  configure "$b" -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_CACHE="file://$PWD/store" || fail "configure $b"
+  cmake --build "$b" >"$b.log" 2>&1 || fail "build $b: $(tail -10 "$b.log")"
+done
+n=$(json_get warm/model_kernels/summary.json 'j["planned_total"]')
+expect_eq "$(json_get cold/model_kernels/summary.json 'j["cache"]["uploads"]')" "$n" "uploads of the first build"
+expect_eq "$(json_get warm/model_kernels/summary.json 'j["cache"]["hits"]')" "$n" "hits of the second build"
+grep -q "kernel store: $n hits, 0 misses" warm.log || fail "the inner build's last line: $(tail -3 warm.log)"
 
 step "bad arguments are reported by the function"
 mkdir -p badargs
