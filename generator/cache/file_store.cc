@@ -42,7 +42,8 @@ struct Fd {
 
 class FileStore : public Store {
  public:
-  FileStore(fs::path root, std::uint64_t max_size) : root_(std::move(root)), max_size_(max_size) {}
+  FileStore(fs::path root, std::uint64_t max_size, bool read_only)
+      : root_(std::move(root)), max_size_(max_size), read_only_(read_only) {}
 
   std::optional<std::string> get(const std::string& key) override {
     fs::path path = entry_path(key);
@@ -64,7 +65,7 @@ class FileStore : public Store {
       got += static_cast<std::size_t>(n);
     }
     data.resize(got);
-    ::futimens(f.fd, nullptr);  // recently used (a read-only mount refuses: no harm)
+    if (!read_only_) ::futimens(f.fd, nullptr);  // recently used (a read-only mount refuses: no harm)
     return data;
   }
 
@@ -142,6 +143,7 @@ class FileStore : public Store {
 
   fs::path root_;
   std::uint64_t max_size_;
+  bool read_only_;  // not even an entry's time is written
 };
 
 }  // namespace
@@ -155,7 +157,7 @@ std::unique_ptr<Store> open_file_store(const Location& where, std::uint64_t max_
   } else if (!fs::is_directory(root, ec)) {
     throw StoreError(fmt::format("{}: not a folder", root.string()));
   }
-  return std::make_unique<FileStore>(root, max_size);
+  return std::make_unique<FileStore>(root, max_size, where.read_only);
 }
 
 }  // namespace skb::generator::cache

@@ -193,6 +193,14 @@ TEST(KernelStore, ReadOnlyConsumerNeverWrites) {
   EXPECT_EQ(sh.compiles("a"), 1);
   EXPECT_EQ(sh.stats("a").uploads, 0u);
   EXPECT_TRUE(fs::is_empty(sh.store));
+  // a hit of a read-only consumer does not even renew the entry's time
+  ASSERT_EQ(sh.run(sh.step("w", "kernel-bytes")), 0);
+  auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+  fs::last_write_time(sh.entry_file(), old);
+  CompileStep b = sh.step("b", "other", "file://" + sh.store.string() + "?mode=ro");
+  ASSERT_EQ(sh.run(b), 0);
+  EXPECT_EQ(sh.stats("b").hits, 1u);
+  EXPECT_EQ(fs::last_write_time(sh.entry_file()), old);
 }
 
 TEST(KernelStore, StoreThatIsDownCostsOneWarningAndALocalCompile) {
