@@ -68,10 +68,10 @@ std::optional<common::Json> write_cache_config(const fs::path& out, const Option
     fs::remove(dir / "stats.json", ec);
     return std::nullopt;
   }
-  cache::store_module().parse_location(o.cache);  // a bad URL fails the generation, not every compile
+  cache::Settings settings{cache::curl_module().parse_location(o.cache), o.cache_max_size};  // a bad URL fails here
+  if (o.cache_read_only) settings.where.read_only = true;
   common::ensure_real_dir(dir);
-  common::write_if_changed(dir / "config.json", cache::settings_json({o.cache, o.cache_read_only, o.cache_max_size}),
-                           common::Sync::kAtomic);
+  common::write_if_changed(dir / "config.json", cache::settings_json(settings), common::Sync::kAtomic);
   auto stats = common::read_file_if_exists(dir / "stats.json", 1 << 16);
   common::Json j = stats ? common::Json::parse(*stats, nullptr, false) : common::Json();
   return j.is_object() ? j : common::Json();

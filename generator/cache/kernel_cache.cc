@@ -44,7 +44,46 @@ std::string bytes_text(std::uint64_t n) {
 }  // namespace
 
 std::string settings_json(const Settings& s) {
-  return Json({{"url", s.url}, {"read_only", s.read_only}, {"max_size", s.max_size}}).dump(2) + "\n";
+  const Location& l = s.where;
+  return Json({{"url", l.url},
+               {"display", l.display},
+               {"scheme", l.scheme},
+               {"host", l.host},
+               {"port", l.port},
+               {"path", l.path},
+               {"user", l.user},
+               {"password", l.password},
+               {"read_only", l.read_only},
+               {"timeout_ms", l.timeout_ms},
+               {"connect_timeout_ms", l.connect_timeout_ms},
+               {"max_size", s.max_size}})
+             .dump(2) +
+         "\n";
+}
+
+Settings parse_settings(const fs::path& file, const std::string& text) {
+  Settings s;
+  try {
+    Json j = common::parse_json(text);
+    Location& l = s.where;
+    l.url = j.at("url").get<std::string>();
+    l.display = j.at("display").get<std::string>();
+    l.scheme = j.at("scheme").get<std::string>();
+    l.host = j.at("host").get<std::string>();
+    l.port = j.at("port").get<int>();
+    l.path = j.at("path").get<std::string>();
+    l.user = j.at("user").get<std::string>();
+    l.password = j.at("password").get<std::string>();
+    l.read_only = j.at("read_only").get<bool>();
+    l.timeout_ms = j.at("timeout_ms").get<unsigned>();
+    l.connect_timeout_ms = j.at("connect_timeout_ms").get<unsigned>();
+    s.max_size = j.at("max_size").get<std::uint64_t>();
+  } catch (const Json::exception& e) {
+    throw common::Error(fmt::format("{}: {} (rerun skb-generate)", file.string(), e.what()));
+  } catch (const common::FieldError& e) {
+    throw common::Error(fmt::format("{}: {}", file.string(), e.describe()));
+  }
+  return s;
 }
 
 Json Stats::json() const {
@@ -66,24 +105,15 @@ void Stats::add(const Json& j) {
 std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common::Diag& diag) {
   auto text = common::read_file_if_exists(dir / kConfig, 1 << 16);
   if (!text) return nullptr;
-  Json config = common::parse_json(*text);
-  Location where;
-  std::uint64_t max_size = 0;
-  try {
-    where = store_module().parse_location(config.at("url").get<std::string>());
-    if (config.value("read_only", false)) where.read_only = true;
-    max_size = config.value("max_size", std::uint64_t{0});
-  } catch (const Json::exception& e) {
-    throw common::Error(fmt::format("{}: {}", (dir / kConfig).string(), e.what()));
-  }
-  return std::unique_ptr<KernelCache>(new KernelCache(dir, std::move(where), max_size, diag));
+  Settings s = parse_settings(dir / kConfig, *text);
+  return std::unique_ptr<KernelCache>(new KernelCache(dir, std::move(s.where), s.max_size, diag));
 }
 
 KernelCache::KernelCache(fs::path dir, Location where, std::uint64_t max_size, const common::Diag& diag)
     : dir_(std::move(dir)), where_(std::move(where)), max_size_(max_size), diag_(diag) {
   if (recently_down(dir_ / kDown)) return;  // another step found it down a moment ago
   try {
-    store_ = store_module().open_store(where_, max_size_);
+    store_ = open_store(where_, max_size_);
   } catch (const StoreError& e) {
     failed(e.what(), kCompiling);
   }

@@ -18,13 +18,15 @@ namespace skb::generator::cache {
 /// build's counts, by the report step) and down (a store that failed: skipped for a while).
 inline constexpr const char* kCacheDir = "cache";
 
-/// How a build uses its store, as the generator records it in cache/config.json.
+/// How a build uses its store, as the generator records it in cache/config.json: the URL parsed
+/// once (a compile step of a file or redis store then needs no URL parser, nor libcurl).
 struct Settings {
-  std::string url;
-  bool read_only = false;
+  Location where;
   std::uint64_t max_size = 0;  // of a file store; 0: unbounded
 };
 std::string settings_json(const Settings& s);
+/// The settings of a config.json; throws Error naming the file and the field.
+Settings parse_settings(const std::filesystem::path& file, const std::string& text);
 
 /// What the compile steps of one build did with the store. hits + misses = kernels looked up;
 /// corrupt entries (damaged, truncated, of other files or another toolchain) and lookups that

@@ -106,10 +106,4 @@ Location parse_location(const std::string& url) {
   return l;
 }
 
-std::unique_ptr<Store> open_store(const Location& where, std::uint64_t max_size) {
-  if (where.scheme == "file") return open_file_store(where, max_size);
-  if (where.scheme == "redis") return open_redis_store(where);
-  return open_http_store(where);
-}
-
 }  // namespace skb::generator::cache

@@ -3,6 +3,6 @@
 
 extern "C" __attribute__((visibility("default"))) const skb::generator::cache::StoreModule* skb_store_module() {
   using namespace skb::generator::cache;
-  static const StoreModule module = {&parse_location, &open_store, &pack_entry, &unpack_entry};
+  static const StoreModule module = {&open_file_store, &open_redis_store, &pack_entry, &unpack_entry};
   return &module;
 }

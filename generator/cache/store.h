@@ -43,9 +43,10 @@ class Store {
   virtual void put(const std::string& key, const std::string& value) = 0;
 };
 
-/// The store of a location. max_size (bytes, 0: none) bounds a file store, which evicts its
-/// least recently used entries; other stores keep their own policy (redis maxmemory, the
-/// HTTP server's). Throws StoreError when the store cannot be opened.
+/// The store of a location, through the module that has its client (module.h). max_size
+/// (bytes, 0: none) bounds a file store, which evicts its least recently used entries; other
+/// stores keep their own policy (redis maxmemory, the HTTP server's). Throws StoreError when the
+/// store cannot be opened.
 std::unique_ptr<Store> open_store(const Location& where, std::uint64_t max_size);
 
 /// The three backends.

@@ -29,8 +29,9 @@ struct Shared {
     fs::create_directories(dir);
     fs::path cache_dir = root / build / "cache";
     fs::create_directories(cache_dir);
-    common::write_atomic(cache_dir / "config.json",
-                         cache::settings_json({url.empty() ? "file://" + store.string() : url, false, 0}));
+    common::write_atomic(
+        cache_dir / "config.json",
+        cache::settings_json({cache::parse_location(url.empty() ? "file://" + store.string() : url), 0}));
     CompileStep s = test::relu_step(dir, {"sh", "-c", "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"", "@OUT@", bytes,
                                           (root / build / "compiles").string()});
     s.toolchain_id = "tc-a";
