@@ -25,7 +25,10 @@ step "op_compiler --count, unknown options, and the help that teaches"
 expect_eq "$(op_compiler -p "$root/4242_opcompile_selected" --count)" "$records" "--count"
 rc=0; op_compiler -p "$root/4242_opcompile_selected" -o "$root" --bogus 2>/dev/null || rc=$?
 expect_eq "$rc" 2 "exit status for an unknown option"
-op_compiler --help | grep -q -- "--op_params_dir" || fail "--help does not list --op_params_dir"
+# (the whole help first: grep -q stops reading at its match, and under pipefail the writer's
+# SIGPIPE would fail the pipeline)
+help=$(op_compiler --help)
+grep -q -- "--op_params_dir" <<<"$help" || fail "--help does not list --op_params_dir"
 
 step "torchair's exact argv: -p -v -j -o, then -l error and -f true"
 out=$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" -l error -f true 2>err) ||
