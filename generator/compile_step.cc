@@ -143,7 +143,7 @@ std::optional<Json> fetch(const CompileStep& s, cache::KernelCache& store, const
   auto files = store.fetch(s.name, [&](const cache::EntryFiles& f) { return entry_mismatch(s, f); });
   if (!files) return std::nullopt;
   Json result = Json::parse(files->record);
-  common::write_atomic(tmp, files->binary, 0755, common::Sync::kAtomic);
+  common::write_atomic(tmp, files->binary, files->binary_mode, common::Sync::kAtomic);
   if (files->sidecar) common::write_atomic(side_tmp, *files->sidecar, 0644, common::Sync::kAtomic);
   return result;
 }
@@ -196,6 +196,7 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   if (compiled && store) {
     files.record = record;
     files.binary = common::read_file(tmp);
+    files.binary_mode = static_cast<unsigned>(fs::status(tmp).permissions()) & 0755;
     if (s.sidecar) files.sidecar = common::read_file(side_tmp);
   }
   fs::remove(json, ec);

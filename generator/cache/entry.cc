@@ -30,11 +30,11 @@ la_ssize_t append(archive*, void* out, const void* data, std::size_t n) {
   return static_cast<la_ssize_t>(n);
 }
 
-void add(archive* a, const char* name, const std::string& data) {
+void add(archive* a, const char* name, const std::string& data, unsigned mode = 0644) {
   std::unique_ptr<archive_entry, void (*)(archive_entry*)> e(archive_entry_new(), &archive_entry_free);
   archive_entry_set_pathname(e.get(), name);
   archive_entry_set_filetype(e.get(), AE_IFREG);
-  archive_entry_set_perm(e.get(), 0644);
+  archive_entry_set_perm(e.get(), mode & 0755);
   archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
   if (archive_write_header(a, e.get()) < ARCHIVE_WARN ||
       (!data.empty() && archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size())))
@@ -52,7 +52,7 @@ std::string pack_entry(const EntryFiles& files) {
       archive_write_open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK)
     throw std::runtime_error(fmt::format("libarchive: {}", a ? why(a.get()) : "out of memory"));
   add(a.get(), kRecord, files.record);
-  add(a.get(), kBinary, files.binary);
+  add(a.get(), kBinary, files.binary, files.binary_mode);
   if (files.sidecar) add(a.get(), kSidecar, *files.sidecar);
   if (archive_write_close(a.get()) != ARCHIVE_OK) throw std::runtime_error("libarchive: " + why(a.get()));
   return out;
@@ -66,6 +66,7 @@ EntryFiles unpack_entry(const std::string& object) {
   if (archive_read_open_memory(a.get(), object.data(), object.size()) != ARCHIVE_OK)
     throw BadEntry(fmt::format("not an entry: {}", why(a.get())));
   std::map<std::string, std::string> members;
+  unsigned binary_mode = 0644;
   archive_entry* e = nullptr;
   int rc;
   while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
@@ -80,11 +81,12 @@ EntryFiles unpack_entry(const std::string& object) {
     la_ssize_t n = data.empty() ? 0 : archive_read_data(a.get(), data.data(), data.size());
     if (n != static_cast<la_ssize_t>(data.size()))
       throw BadEntry(fmt::format("member {}: {}", name, n < 0 ? why(a.get()) : "truncated"));
+    if (name == kBinary) binary_mode = static_cast<unsigned>(archive_entry_perm(e)) & 0755;
     members.emplace(name, std::move(data));
   }
   if (rc != ARCHIVE_EOF) throw BadEntry(fmt::format("truncated or damaged: {}", why(a.get())));
   if (!members.count(kRecord) || !members.count(kBinary)) throw BadEntry("a member is missing");
-  EntryFiles files{members[kRecord], members[kBinary], std::nullopt};
+  EntryFiles files{members[kRecord], members[kBinary], std::nullopt, binary_mode};
   if (members.count(kSidecar)) files.sidecar = members[kSidecar];
   return files;
 }

@@ -11,6 +11,7 @@ struct EntryFiles {
   std::string record;
   std::string binary;
   std::optional<std::string> sidecar;
+  unsigned binary_mode = 0644;  // as the compiler wrote it (0755 for a shared object), at most 0755
 };
 
 /// An entry that is not a whole, well-formed entry (truncated, damaged, a member missing,

@@ -29,7 +29,7 @@ build() {
   if [ -f "$out.compiles" ]; then wc -l <"$out.compiles"; else echo 0; fi
 }
 cache_stat() { json_get "$1/summary.json" "j['cache']['$2']"; }
-kernels() { (cd "$1/kernel_meta" && sha256sum -- *.so *.json | sort -k2); }
+kernels() { (cd "$1/kernel_meta" && sha256sum -- *.so *.json | sort -k2 && stat -c '%a %n' -- *.so | sort -k2); }
 # The file store's path of a kernel's entry.
 entry_of() { echo "$1/$(printf %s "skb1_$2" | sha256sum | cut -c1)/skb1_$2.entry"; }
 

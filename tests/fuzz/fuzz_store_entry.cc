@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SKB_FUZZ_CHECK(files.sidecar.has_value() == sidecar);
     generator::cache::EntryFiles again = generator::cache::unpack_entry(generator::cache::pack_entry(files));
     SKB_FUZZ_CHECK(again.record == files.record && again.binary == files.binary && again.sidecar == files.sidecar);
+    SKB_FUZZ_CHECK(again.binary_mode == files.binary_mode && (files.binary_mode & ~0755u) == 0);
   }
   return 0;
 }

@@ -97,6 +97,9 @@ TEST(KernelStore, AnEntryIsOneObjectAndNoPrefixOfItPassesForIt) {
   EXPECT_EQ(back.record, files.record);
   EXPECT_EQ(back.binary, files.binary);
   EXPECT_EQ(back.sidecar, files.sidecar);
+  EXPECT_EQ(back.binary_mode, 0644u);
+  files.binary_mode = 04777;  // no set-id bit, nothing writable by others, ever comes back
+  EXPECT_EQ(cache::unpack_entry(cache::pack_entry(files)).binary_mode, 0755u);
   // A truncated object is refused, or (cut in its end padding) still the whole entry.
   for (std::size_t cut = 0; cut < object.size(); ++cut) {
     try {
@@ -121,6 +124,7 @@ TEST(KernelStore, SecondBuildFolderTakesTheKernelWithoutCompiling) {
   EXPECT_EQ(sh.compiles("b"), 0);
   EXPECT_EQ(sh.kernel(b), "kernel-bytes");
   EXPECT_EQ(sh.record(b), sh.record(a));
+  EXPECT_EQ(fs::status(b.dir / (b.name + ".so")).permissions(), fs::status(a.dir / (a.name + ".so")).permissions());
   EXPECT_TRUE(keep_if_complete(b.dir, b.name, ".so"));
   cache::Stats st = sh.stats("b");
   EXPECT_EQ(st.hits, 1u);
