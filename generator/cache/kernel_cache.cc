@@ -24,9 +24,9 @@ constexpr const char* kDown = "down";
 // How long a store that failed is left alone, so that a down or hung server costs one timeout
 // per build, not one per kernel.
 constexpr auto kDownFor = std::chrono::seconds(30);
+constexpr const char* kCompiling = "compiling locally";
 // The key of a kernel's entry: the entry format's version, then the kernel's name (the hash of
 // everything that decides its bytes).
-constexpr const char* kCompiling = "compiling locally";
 std::string key_of(const std::string& name) { return "skb1_" + name; }
 
 bool recently_down(const fs::path& marker) {
