@@ -13,6 +13,7 @@
 #include "common/process.h"
 #include "common/sha256.h"
 #include "generator/cache/kernel_cache.h"
+#include "generator/ninja_writer.h"
 #include "generator/sidecar.h"
 #include "opmodel/defines.h"
 
@@ -165,6 +166,20 @@ std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const
   return result;
 }
 
+// What named the kernel, for `skb explain` of a store entry: its signature and the factors of the
+// build's key (key.json beside kernel_meta/), when the build has them.
+std::optional<std::string> entry_key(const CompileStep& s) {
+  try {
+    auto factors = common::read_file_if_exists(s.dir.parent_path() / kKeyFile, 1 << 20);
+    if (!factors) return std::nullopt;
+    Json key = {{"signature", common::parse_json(common::read_file(s.dir / (s.name + ".info"), 1 << 24))},
+                {"factors", common::parse_json(*factors)}};
+    return key.dump();
+  } catch (const std::runtime_error&) {  // common::Error, FieldError
+    return std::nullopt;  // explanations only: a build without them still shares its kernels
+  }
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
@@ -198,6 +213,7 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
     files.binary = common::read_file(tmp);
     files.binary_mode = static_cast<unsigned>(fs::status(tmp).permissions()) & 0755;
     if (s.sidecar) files.sidecar = common::read_file(side_tmp);
+    files.key = entry_key(s);
   }
   fs::remove(json, ec);
   fs::rename(tmp, bin);

@@ -213,6 +213,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 
   common::write_if_changed(out / "plan.json", plan_json(plan, tc), kDerived);
+  common::write_if_changed(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n", kDerived);
   std::optional<common::Json> cache_stats = write_cache_config(out, o);
   in.cache = cache_stats.has_value();
   common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr),

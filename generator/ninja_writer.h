@@ -20,6 +20,8 @@ struct ManifestInputs {
 
 /// The kernel folder inside OUT.
 inline constexpr const char* kKernelDir = "kernel_meta";
+/// The factors of the build's kernel names (key_factors.h), beside plan.json.
+inline constexpr const char* kKeyFile = "key.json";
 
 /// The text of build.ninja: a self-regenerating generator edge (restat, write-if-changed),
 /// one compile edge per kernel, then (with skb_package) the packaging step: package.json from

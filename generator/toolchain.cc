@@ -92,23 +92,24 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
 
   tc.launcher = launcher.empty() ? p.launcher : launcher;
 
-  common::Sha256 identity;
-  identity.update(Json({{"compiler", tc.compiler},
-                        {"identify", id.output},
-                        {"command", tc.command},
-                        {"suffix", tc.suffix},
-                        {"entry", tc.entry},
-                        {"dynamic_entry", tc.dynamic_entry},
-                        {"list_separator", tc.list_separator},
-                        {"link", tc.link}})
-                      .dump());
+  // The identity is made of what decides a kernel's bytes, never of where skb or its templates
+  // are: {compiler} and {template_dir} stay as written, the compiler counts by what it says it is.
+  KeyFactors& key = tc.factors;
+  const std::map<std::string, std::string> soc_only = {{"soc", tc.soc_version}};
+  key.identify = id.output;
+  key.flags = expand_command(p.flags, {}, soc_only);
+  key.command = expand_command(p.command, {"{flags}"}, soc_only);
+  key.link = expand_command(p.link, {"{flags}"}, soc_only);
+  key.suffix = tc.suffix;
+  key.entry = tc.entry;
+  key.dynamic_entry = tc.dynamic_entry;
+  key.list_separator = tc.list_separator;
   tc.inputs = {profile, tc.compiler};
   for (const auto& h : p.headers) {
     fs::path header = (template_dir / h).lexically_normal();
-    identity.update(h + "\n" + common::sha256_file(header) + "\n");
+    key.headers[h] = common::sha256_file(header);
     tc.inputs.push_back(header);
   }
-  tc.identity = identity.hex();
 
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     const ProfileSpec::Op& op = p.ops[i];
@@ -119,9 +120,11 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
                        fmt::format("expected a file, {} does not exist", t.source.string()));
     t.dtypes = op.dtypes;
     t.hash = common::sha256_file(t.source);
+    key.templates[op.type] = {op.template_path, t.hash};
     tc.inputs.push_back(t.source);
     tc.ops.emplace(op.type, std::move(t));
   }
+  tc.identity = key.identity();
   std::sort(tc.inputs.begin(), tc.inputs.end());
   tc.inputs.erase(std::unique(tc.inputs.begin(), tc.inputs.end()), tc.inputs.end());
   return tc;

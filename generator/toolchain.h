@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "generator/key_factors.h"
+
 namespace skb::generator {
 
 /// One op's kernel template in a toolchain.
@@ -39,8 +41,9 @@ struct Toolchain {
   bool sidecar = false;              // each compile also writes the compiler's JSON of the kernel ({sidecar})
   std::vector<std::string> formats;  // storage formats its templates lay out; empty: any
   std::map<std::string, OpTemplate> ops;
-  /// SHA-256 over the compiler's path and identify output, the expanded command, suffix,
-  /// entries and the shared headers: what every kernel of this toolchain depends on.
+  /// What decides a kernel's bytes (never where skb is installed), and its hash: what every
+  /// kernel of this toolchain depends on (factors.identity()).
+  KeyFactors factors;
   std::string identity;
   /// Files whose change must regenerate build.ninja: profile, templates, headers, compiler.
   std::vector<std::filesystem::path> inputs;

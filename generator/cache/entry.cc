@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kRecord = "build.json";
 constexpr const char* kBinary = "kernel";
 constexpr const char* kSidecar = "sidecar.json";
+constexpr const char* kKey = "key.json";
 constexpr std::size_t kMaxMember = std::size_t(1) << 30;
 
 struct WriteDeleter {
@@ -54,6 +55,7 @@ std::string pack_entry(const EntryFiles& files) {
   add(a.get(), kRecord, files.record);
   add(a.get(), kBinary, files.binary, files.binary_mode);
   if (files.sidecar) add(a.get(), kSidecar, *files.sidecar);
+  if (files.key) add(a.get(), kKey, *files.key);
   if (archive_write_close(a.get()) != ARCHIVE_OK) throw std::runtime_error("libarchive: " + why(a.get()));
   return out;
 }
@@ -71,7 +73,7 @@ EntryFiles unpack_entry(const std::string& object) {
   int rc;
   while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-    if (name != kRecord && name != kBinary && name != kSidecar)
+    if (name != kRecord && name != kBinary && name != kSidecar && name != kKey)
       throw BadEntry(fmt::format("unknown member '{}'", name));
     if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) < 0 ||
         static_cast<std::uint64_t>(archive_entry_size(e)) > kMaxMember)
@@ -86,8 +88,12 @@ EntryFiles unpack_entry(const std::string& object) {
   }
   if (rc != ARCHIVE_EOF) throw BadEntry(fmt::format("truncated or damaged: {}", why(a.get())));
   if (!members.count(kRecord) || !members.count(kBinary)) throw BadEntry("a member is missing");
-  EntryFiles files{members[kRecord], members[kBinary], std::nullopt, binary_mode};
+  EntryFiles files;
+  files.record = members[kRecord];
+  files.binary = members[kBinary];
+  files.binary_mode = binary_mode;
   if (members.count(kSidecar)) files.sidecar = members[kSidecar];
+  if (members.count(kKey)) files.key = members[kKey];
   return files;
 }
 

@@ -12,6 +12,9 @@ struct EntryFiles {
   std::string binary;
   std::optional<std::string> sidecar;
   unsigned binary_mode = 0644;  // as the compiler wrote it (0755 for a shared object), at most 0755
+  /// What named the kernel, for `skb explain`: {"signature": its canonical signature, "factors":
+  /// the key.json of the build that made it}. Never used to build or install anything.
+  std::optional<std::string> key = std::nullopt;
 };
 
 /// An entry that is not a whole, well-formed entry (truncated, damaged, a member missing,
@@ -21,7 +24,7 @@ class BadEntry : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One object of the files: a zstd-compressed tar of build.json, kernel and sidecar.json, with
+/// One object of the files: a zstd-compressed tar of build.json, kernel, sidecar.json and key.json, with
 /// fixed owners and times, so the same files make the same bytes.
 std::string pack_entry(const EntryFiles& files);
 

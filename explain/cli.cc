@@ -1,0 +1,104 @@
+#include "explain/cli.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "common/error.h"
+#include "common/version.h"
+#include "explain/build_explain.h"
+#include "explain/record_explain.h"
+
+namespace skb::explain {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kExplainHelp = R"(
+Why is this a different kernel? Three questions, three forms:
+
+  skb explain RECORD_A.json RECORD_B.json
+      Two op-statistics records: the same kernel or not, and every field of their canonical
+      signature that differs, by JSON pointer, with both values:
+        /inputs/0/shape/1: 2048 vs 2047
+        /attrs/0/value (transpose_x1): false vs true
+
+  skb explain BUILD_A BUILD_B
+      Two build folders of skb-generate (or -o of skb-package: its .skb/ is read), or a build
+      folder and one entry of a file:// kernel store: for each kernel in one and not the
+      other, which factor of its name changed: the compiler's identity line, a flag (added,
+      removed), a header or a template (by name), or the records (the other side has no call
+      with its signature). Each build folder keeps these factors in key.json.
+
+  skb-replay --explain (and skb_runtime_explain in the runtime's C API) answers the third:
+      for an op call that found no static kernel, the installed kernel of its op nearest to
+      it and the first field that differs.
+
+A kernel's name depends only on what decides its bytes: the record's signature, the
+compiler's identity, the flags, each header's and template's content; never the install
+prefix, the build folder, the dump's path, the user, the host or the time.
+
+Exit status: 0 the same kernel(s), 3 they differ, 1 error (a file that is not a record, a
+build or an entry: named with the JSON pointer of the bad field), 2 bad command line.
+
+Examples:
+  skb explain dump/rank0/MatMulV2_1.json dump/rank1/MatMulV2_7.json
+  skb explain --json build/ci-kernels build/my-kernels
+  skb explain build/kernels /srv/skb-store/a/MatMulV2_0f3c9e...
+)";
+
+// skb-package's -o holds its build folder in .skb/.
+fs::path build_folder(const fs::path& p) {
+  std::error_code ec;
+  if (fs::is_directory(p, ec) && !fs::exists(p / "plan.json", ec) && fs::exists(p / ".skb" / "plan.json", ec))
+    return p / ".skb";
+  return p;
+}
+
+bool is_record_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && p.extension() == ".json";
+}
+
+void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
+
+}  // namespace
+
+int skb_main(int argc, char** argv, common::Diag& diag) {
+  CLI::App app("skb: what skb knows about kernels, for people and CI.");
+  app.set_version_flag("--version", std::string("skb ") + common::kVersion);
+  app.require_subcommand(1);
+  app.footer("Run `skb explain --help` for a command's own help.");
+
+  CLI::App* explain = app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
+  explain->footer(kExplainHelp);
+  std::string a, b;
+  bool json = false;
+  explain->add_option("A", a, "A record (.json), a build folder or a store entry")->required();
+  explain->add_option("B", b, "Another of the same kind (a build folder may meet a store entry)")->required();
+  explain->add_flag("--json", json, "Print one JSON document instead of text (for CI)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitSame : kExitUsage;
+  }
+  (void)diag;
+  for (const auto& p : {a, b}) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));
+  }
+  if (is_record_file(a) != is_record_file(b))
+    throw common::Error(fmt::format("{} and {}: expected two records, or two of build folder and store entry", a, b));
+  if (is_record_file(a)) {
+    RecordExplanation e = explain_records(a, b);
+    print(json ? record_json(e).dump(1) + "\n" : record_text(e));
+    return e.same ? kExitSame : kExitDiffer;
+  }
+  BuildExplanation e = explain_builds(read_side(build_folder(a)), read_side(build_folder(b)));
+  print(json ? build_json(e).dump(1) + "\n" : build_text(e));
+  return e.kernels.empty() ? kExitSame : kExitDiffer;
+}
+
+}  // namespace skb::explain
