@@ -4,9 +4,12 @@
 #include <vector>
 
 #include "common/json_input.h"
-#include "explain/json_diff.h"
+#include "common/json_diff.h"
 
 namespace skb::explain {
+using common::diff_json;
+using common::FieldDiff;
+using common::show_value;
 
 /// Why two op records are, or are not, the same kernel.
 struct RecordExplanation {

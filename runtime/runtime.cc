@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "runtime/call_args.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
+#include "runtime/nearest.h"
 
 using skb::runtime::CallArgs;
 using skb::runtime::Index;
@@ -161,6 +163,34 @@ int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
     op->name = entry.kernel_name;
     op->package = entry.package;
     *out = op.release();
+  });
+}
+
+int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t size, size_t* needed) {
+  return guarded([&] {
+    require(rt && op_json && (buf || size == 0), "skb_runtime_explain: NULL argument");
+    skb::opmodel::OpRecord record = parse_call(op_json);
+    std::shared_ptr<const Index> index;
+    {
+      std::lock_guard<std::mutex> lock(rt->mu);
+      index = rt->index;
+    }
+    std::string text;
+    auto hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
+    if (hit != index->by_key.end())
+      text = fmt::format("{}: static kernel {} (package {})", record.op_type, hit->second.kernel_name,
+                         hit->second.package);
+    else
+      text = skb::runtime::explain_miss(*index, record);
+    if (index->by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record))) &&
+        hit == index->by_key.end())
+      text += "; the dynamic kernel of its op and dtypes serves it";
+    if (needed) *needed = text.size();
+    if (size > 0) {
+      std::size_t n = std::min(size - 1, text.size());
+      std::memcpy(buf, text.data(), n);
+      buf[n] = '\0';
+    }
   });
 }
 

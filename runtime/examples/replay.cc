@@ -35,11 +35,28 @@ std::vector<void*> pointers(std::vector<skb::reference::Buffer>& buffers) {
 }
 
 // One call: find its kernel, run it on random inputs, compare with the reference.
-void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, std::mt19937& rng, Counts& n) {
+// Why a call found no static kernel: the nearest installed one and the first field that differs.
+void explain(skb_runtime* rt, const std::filesystem::path& file, const std::string& text) {
+  std::size_t needed = 0;
+  char line[512];
+  if (skb_runtime_explain(rt, text.c_str(), line, sizeof line, &needed) != SKB_OK) return;
+  std::string why(line);
+  if (needed >= sizeof line) {  // the C API's contract: ask again with room for the whole line
+    std::string whole(needed + 1, '\0');
+    skb_runtime_explain(rt, text.c_str(), whole.data(), whole.size(), nullptr);
+    why = whole.c_str();
+  }
+  fmt::print("  {}: {}\n", file.filename().string(), why);
+}
+
+void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, std::mt19937& rng,
+            Counts& n) {
   std::string text = skb::common::read_file(file, 64 << 20);
   ++n.calls;
   skb_op* op = nullptr;
   int rc = skb_runtime_find(rt, text.c_str(), &op);
+  if (why && (rc == SKB_ERR_NOT_FOUND || (rc == SKB_OK && skb_op_kind(op) == SKB_KERNEL_DYNAMIC)))
+    explain(rt, file, text);
   if (rc == SKB_ERR_NOT_FOUND || rc == SKB_ERR_INVALID) {
     ++(rc == SKB_ERR_NOT_FOUND ? n.no_kernel : n.invalid);
     if (verbose) fmt::print("  {}: {}\n", file.filename().string(), skb_last_error());
@@ -70,18 +87,22 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   CLI::App app{
       "Runs every op call recorded in op-statistics dumps through the skb runtime, against an installed "
       "operator library, and checks each output against a reference implementation.\n\n"
-      "  skb-replay --install-path DIR DUMP...\n\n"
+      "  skb-replay --install-path DIR DUMP...\n"
+      "  skb-replay --install-path DIR --explain DUMP...   (also: why a call found no static kernel)\n\n"
       "Exit status: 0 when every call that found a kernel matched its reference, 1 otherwise.",
       "skb-replay"};
   std::string install_path, soc;
   std::vector<std::filesystem::path> dirs;
-  bool verbose = false;
+  bool verbose = false, why = false;
   unsigned seed = 1;
   app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
   app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)");
   app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)");
   app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str();
   app.add_flag("--verbose", verbose, "One line per call");
+  app.add_flag("--explain", why,
+               "For each call with no static kernel: the installed kernel of its op nearest to it and the first "
+               "field that differs (which shapes the dump never saw)");
   app.set_version_flag("--version", fmt::format("skb-replay (skb {})", skb::common::kVersion));
   CLI11_PARSE(app, argc, argv);
 
@@ -92,7 +113,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   std::unique_ptr<skb_runtime, void (*)(skb_runtime*)> owned(rt, skb_runtime_close);
   std::mt19937 rng(seed);
   Counts n;
-  for (const auto& file : skb::opmodel::discover(dirs).files) replay(rt, file, verbose, rng, n);
+  for (const auto& file : skb::opmodel::discover(dirs).files) replay(rt, file, verbose, why, rng, n);
   fmt::print(
       "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {} were not valid records; "
       "{} matched the reference, {} differed\n",

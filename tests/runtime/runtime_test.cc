@@ -117,6 +117,46 @@ TEST(Runtime, EveryRecordedCallRunsItsStaticKernel) {
   }
 }
 
+// skb_runtime_explain into a caller's buffer: the whole line (and its length), or a cut one.
+std::string explain(skb_runtime* rt, const Json& rec, std::size_t size = 1024, std::size_t* needed = nullptr) {
+  std::string buf(size, '#');
+  EXPECT_EQ(skb_runtime_explain(rt, rec.dump().c_str(), size ? buf.data() : nullptr, size, needed), SKB_OK)
+      << skb_last_error();
+  return size ? std::string(buf.c_str()) : "";
+}
+
+TEST(Runtime, ExplainNamesTheNearestInstalledKernelAndTheFirstFieldThatDiffers) {
+  Runtime rt(fresh_library("explain"));
+  Op hit(rt.rt, matmul_record());
+  ASSERT_EQ(hit.rc, SKB_OK);
+  EXPECT_EQ(explain(rt.rt, matmul_record()),
+            fmt::format("MatMulV2: static kernel {} (package {})", hit.name(), Packages::get().first.stem().string()));
+
+  Json unseen = matmul_record();  // m 5 → 6: a shape the dump never saw
+  unseen["inputs"][0]["shape"] = unseen["inputs"][0]["origin_shape"] = {6, 7};
+  unseen["outputs"][0]["shape"] = unseen["outputs"][0]["origin_shape"] = {6, 3};
+  std::size_t needed = 0;
+  std::string why = explain(rt.rt, unseen, 1024, &needed);
+  EXPECT_EQ(why.size(), needed);
+  EXPECT_NE(why.find("MatMulV2: no static kernel for this call; nearest of 1 installed: " + hit.name()),
+            std::string::npos)
+      << why;
+  EXPECT_NE(why.find("2 fields differ; first /inputs/0/shape/0: installed 5, called 6"), std::string::npos) << why;
+  EXPECT_NE(why.find("the dynamic kernel of its op and dtypes serves it"), std::string::npos) << why;
+
+  // A short buffer gets the start of the line, NUL-terminated, and the length it needs.
+  std::size_t again = 0;
+  EXPECT_EQ(explain(rt.rt, unseen, 9, &again), why.substr(0, 8));
+  EXPECT_EQ(again, needed);
+  explain(rt.rt, unseen, 0, &again);  // size 0: only the length
+  EXPECT_EQ(again, needed);
+
+  EXPECT_EQ(explain(rt.rt, relu_record()), "Relu: no static kernel of this op is installed for SoC host");
+  char buf[8];
+  EXPECT_EQ(skb_runtime_explain(rt.rt, "{\"op_type\": 1}", buf, sizeof buf, nullptr), SKB_ERR_INVALID);
+  EXPECT_EQ(skb_runtime_explain(nullptr, "{}", buf, sizeof buf, nullptr), SKB_ERR_INVALID);
+}
+
 TEST(Runtime, EveryFieldOfTheSignatureChangesTheMatch) {
   Runtime rt(fresh_library("fields"));
   ASSERT_NE(rt.rt, nullptr);

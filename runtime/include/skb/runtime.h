@@ -56,6 +56,15 @@ void skb_runtime_close(skb_runtime* rt);
     the kernel came from. */
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
 
+/** Explains which kernel an op call gets, as one line of text, into buf (at most size bytes,
+ * always NUL-terminated when size > 0; *needed, when not NULL, gets the whole length without
+ * the NUL). For a call that finds its static kernel: that kernel. Otherwise: the installed static
+ * kernel of the same op nearest to the call and the first field of the signature that differs,
+ * e.g. "/inputs/0/shape/1: installed 2048, called 2047", so a user learns which shapes the dump
+ * never saw. It reads the library's kernel descriptions only then: skb_runtime_find pays nothing
+ * for it. */
+int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t size, size_t* needed);
+
 /** Runs the kernel on buffers laid out as the record describes (one pointer per input and output
  * slot, NULL for an absent optional input). */
 int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs);

@@ -4,21 +4,21 @@
 
 #include "common/json_input.h"
 
-namespace skb::explain {
+namespace skb::common {
 
 /// One field where two documents differ: its JSON pointer and both values (null: absent there).
 struct FieldDiff {
   std::string pointer;
-  common::Json a, b;
+  Json a, b;
   bool in_a = true, in_b = true;
 };
 
 /// Every leaf where a and b differ, in document order. Objects are compared member by member,
 /// arrays of the same length element by element; arrays of different lengths (a shape of
 /// another rank) are one difference at the array's pointer.
-std::vector<FieldDiff> diff_json(const common::Json& a, const common::Json& b);
+std::vector<FieldDiff> diff_json(const Json& a, const Json& b);
 
 /// A value as one line for people: JSON text, "absent" when missing.
-std::string show_value(const common::Json& v, bool present);
+std::string show_value(const Json& v, bool present);
 
-}  // namespace skb::explain
+}  // namespace skb::common

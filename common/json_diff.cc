@@ -1,9 +1,8 @@
-#include "explain/json_diff.h"
+#include "common/json_diff.h"
 
 #include <set>
 
-namespace skb::explain {
-using common::Json;
+namespace skb::common {
 
 namespace {
 
@@ -13,7 +12,7 @@ void walk(const Json& a, const Json& b, const std::string& at, std::vector<Field
     for (const auto& [k, v] : a.items()) keys.insert(k);
     for (const auto& [k, v] : b.items()) keys.insert(k);
     for (const auto& k : keys) {
-      std::string p = at + "/" + common::pointer_token(k);
+      std::string p = at + "/" + pointer_token(k);
       auto ia = a.find(k), ib = b.find(k);
       if (ia == a.end())
         out.push_back({p, Json(), *ib, false, true});
@@ -41,4 +40,4 @@ std::vector<FieldDiff> diff_json(const Json& a, const Json& b) {
 
 std::string show_value(const Json& v, bool present) { return present ? v.dump() : "absent"; }
 
-}  // namespace skb::explain
+}  // namespace skb::common
