@@ -246,7 +246,7 @@ std::string build_text(const BuildExplanation& e) {
   std::map<std::string, std::size_t> by_cause;
   for (const auto& k : e.kernels) {
     ++(k.side == 'a' ? only_a : only_b);
-    if (k.side == 'a' || k.counterpart.empty()) ++by_cause[k.cause];  // a pair counts once
+    if (k.side == 'a' || k.counterpart.empty() || e.against_entry) ++by_cause[k.cause];  // a pair counts once
   }
   std::string out = fmt::format("a: {} ({} kernels)\nb: {} ({} kernels)\n", e.where_a, e.kernels_a, e.where_b,
                                 e.kernels_b);
@@ -266,9 +266,10 @@ std::string build_text(const BuildExplanation& e) {
     out += fmt::format("{} kernel{}: {}\n", n, n == 1 ? "" : "s", what);
   }
   for (const auto& k : e.kernels) {
-    if (k.side == 'b' && !k.counterpart.empty()) continue;  // shown with its a-side twin
+    if (k.side == 'b' && !k.counterpart.empty() && !e.against_entry) continue;  // shown with its a-side twin
+    char other = k.side == 'a' ? 'b' : 'a';
     std::string line = k.counterpart.empty() ? fmt::format("  {} {}", k.side, k.name)
-                                             : fmt::format("  a {} = b {}", k.name, k.counterpart);
+                                             : fmt::format("  {} {} = {} {}", k.side, k.name, other, k.counterpart);
     std::string why;
     for (const auto& f : k.factors) why += (why.empty() ? "" : "; ") + f;
     out += line + ": " + why + "\n";
