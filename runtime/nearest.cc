@@ -1,7 +1,7 @@
 #include "runtime/nearest.h"
 
 #include <fmt/format.h>
-#include <limits>
+#include <tuple>
 
 #include "common/fs.h"
 #include "common/json_diff.h"
@@ -9,10 +9,38 @@
 namespace skb::runtime {
 using common::Json;
 
+namespace {
+
+// How far an installed kernel is from a call: fields that are not shapes (a dtype, a format, an
+// attr) first, then shapes of another rank, then dims; the smallest is the nearest.
+struct Distance {
+  std::size_t other = 0, ranks = 0, dims = 0;
+  bool operator<(const Distance& d) const {
+    return std::tie(other, ranks, dims) < std::tie(d.other, d.ranks, d.dims);
+  }
+};
+
+Distance distance(const std::vector<common::FieldDiff>& diff) {
+  Distance d;
+  for (const auto& f : diff) {
+    const std::string& p = f.pointer;
+    if (p.size() >= 6 && p.compare(p.size() - 6, 6, "/shape") == 0)
+      ++d.ranks;
+    else if (p.find("/shape/") != std::string::npos)
+      ++d.dims;
+    else
+      ++d.other;
+  }
+  return d;
+}
+
+}  // namespace
+
 std::string explain_miss(const Index& index, const opmodel::OpRecord& call) {
   Json called = common::parse_json(opmodel::canonical_signature(call));
   const IndexEntry* best = nullptr;
   std::vector<common::FieldDiff> best_diff;
+  Distance best_distance;
   std::size_t candidates = 0;
   for (const auto& [key, entry] : index.by_key) {
     if (entry.op_type != call.op_type || entry.variant == "dynamic") continue;
@@ -28,10 +56,11 @@ std::string explain_miss(const Index& index, const opmodel::OpRecord& call) {
     }
     ++candidates;
     std::vector<common::FieldDiff> diff = common::diff_json(installed, called);
-    if (!best || diff.size() < best_diff.size() ||
-        (diff.size() == best_diff.size() && entry.kernel_name < best->kernel_name)) {
+    Distance d = distance(diff);
+    if (!best || d < best_distance || (!(best_distance < d) && entry.kernel_name < best->kernel_name)) {
       best = &entry;
       best_diff = std::move(diff);
+      best_distance = d;
     }
   }
   if (!best) return fmt::format("{}: no static kernel of this op is installed for SoC {}", call.op_type, index.soc);

@@ -13,8 +13,8 @@ skb_build >/dev/null
 work="$SKB_BUILD/bench"
 rm -rf "$work"
 mkdir -p "$work"
-files=40000 kernels=10000 packaged=3000 repeat=3 seqs=8 store_seqs=$(seq -s, 2 16)
-if [ "${1:-}" = "--quick" ]; then files=5000 kernels=1000 packaged=300 repeat=2 seqs=4 store_seqs=2,3; fi
+files=40000 kernels=10000 packaged=3000 repeat=3 seqs=8 store_seqs=$(seq -s, 2 16) explained=5000
+if [ "${1:-}" = "--quick" ]; then files=5000 kernels=1000 packaged=300 repeat=2 seqs=4 store_seqs=2,3 explained=500; fi
 bench() {  # name command...
   local name=$1 start=$SECONDS
   shift
@@ -27,6 +27,7 @@ bench generator python3 "$b/bench_generator.py" "$SKB_BUILD" "$work/generator" -
   --repeat $repeat
 bench build python3 "$b/bench_build.py" "$SKB_BUILD" "$work/build" --seqs $seqs --repeat $repeat
 bench store python3 "$b/bench_store.py" "$SKB_BUILD" "$work/store" --seqs "$store_seqs" --repeat $repeat
+bench explain python3 "$b/bench_explain.py" "$SKB_BUILD" "$work/explain" --kernels $explained --repeat $repeat
 bench package python3 "$b/bench_package.py" "$SKB_BUILD" "$work/package" --kernels $packaged --repeat $repeat
 bench kernels "$SKB_BUILD/tests/skb_kernel_bench" --work "$work/kernels" --json "$work/kernels.json" \
   --benchmark_min_time=0.05 --benchmark_repetitions=$repeat --benchmark_report_aggregates_only=true

@@ -19,6 +19,7 @@ def main():
     pkg = load(work, "package/figures.json")
     kern = load(work, "kernels.json")
     store = load(work, "store/figures.json")
+    explain = load(work, "explain/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -52,6 +53,9 @@ def main():
             rows.append(("kernel store, cold build filling the file store / cold (%s)" % tc, s["file"]["fill_vs_cold"],
                          None))
     rows += [
+        ("skb explain of two %d-kernel builds, a flag changed (seconds)" % explain["kernels"],
+         explain["flag"]["seconds"], "< 1 s"),
+        ("skb explain, a flag changed / cat of what it reads", explain["flag"]["vs_cat"], None),
         ("packaging %d kernels / tar -czf" % pkg["kernels"], pkg["package_vs_tar_czf"], "<= 1.3"),
         ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 2"),
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),

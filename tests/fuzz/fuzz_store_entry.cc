@@ -2,11 +2,15 @@
 // then checked against the build record the step would write (with and without a compiler
 // sidecar). Properties: an accepted entry's binary has the sha256 and size its record says, the
 // record names this step's kernel and toolchain, and packing its files again gives an entry
-// that unpacks to the same files.
+// that unpacks to the same files. An entry's key.json (what `skb explain` reads of it) is read as
+// key factors: accepted ones say the identity they hash to, and write out to a document that
+// reads back the same.
+#include "common/error.h"
 #include "common/json_input.h"
 #include "common/sha256.h"
 #include "generator/cache/entry.h"
 #include "generator/compile_step.h"
+#include "generator/key_factors.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -16,6 +20,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     files = generator::cache::unpack_entry(std::string(fuzz_text(data, size)));
   } catch (const generator::cache::BadEntry&) {
     return 0;
+  }
+  if (files.key) {
+    try {
+      common::Json key = common::parse_json(*files.key);
+      if (key.is_object() && key.contains("factors")) {
+        generator::KeyFactors f = generator::parse_key_factors(key["factors"]);
+        skb_fuzz_accepted = true;
+        common::Json doc = generator::key_factors_json(f);
+        SKB_FUZZ_CHECK(doc["identity"] == key["factors"]["identity"]);
+        SKB_FUZZ_CHECK(generator::parse_key_factors(doc).identity() == f.identity());
+      }
+    } catch (const common::FieldError&) {
+    }
   }
   generator::CompileStep step;
   step.name = "Relu_0123456789abcdef0123456789abcdef";
@@ -35,6 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SKB_FUZZ_CHECK(files.sidecar.has_value() == sidecar);
     generator::cache::EntryFiles again = generator::cache::unpack_entry(generator::cache::pack_entry(files));
     SKB_FUZZ_CHECK(again.record == files.record && again.binary == files.binary && again.sidecar == files.sidecar);
+    SKB_FUZZ_CHECK(again.key == files.key);
     SKB_FUZZ_CHECK(again.binary_mode == files.binary_mode && (files.binary_mode & ~0755u) == 0);
   }
   return 0;

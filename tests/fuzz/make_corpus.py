@@ -304,4 +304,32 @@ put("store_entry", "hostile_sidecar_mismatch.tar.zst",
                  ("sidecar.json", side.replace(b"24", b"25"))]))
 put("store_entry", "hostile_record_types.tar.zst",
     store_entry([("build.json", b'{"toolchain": [1], "sha256": {"a": 1}, "size": -1}'), ("kernel", kbin)]))
+
+# key.json of an entry: the kernel's signature and its build's key factors, whose identity is the
+# SHA-256 of the shared factors as nlohmann dumps them (compact, keys sorted).
+def key_factors(flags):
+    shared = {"command": ["{compiler}", "{flags}", "{defines}", "-c", "-o", "{obj}", "{src}"],
+              "compiler": "c++ (Debian 12.2.0-14) 12.2.0\n", "dynamic_entry": "skb_kernel_dynamic",
+              "entry": "skb_kernel", "flags": flags, "headers": {"skb_kernel.h": "a" * 64},
+              "link": [], "list_separator": ",", "suffix": ".so"}
+    dump = lambda v: json.dumps(v, sort_keys=True, separators=(",", ":"))
+    factors = {k: {"value": v, "sha256": hashlib.sha256(dump(v).encode()).hexdigest()}
+               for k, v in shared.items() if k != "headers"}
+    return {"format": 1, "identity": hashlib.sha256(dump(shared).encode()).hexdigest(), "factors": factors,
+            "headers": shared["headers"], "templates": {"Relu": {"file": "unary.cc", "sha256": "b" * 64}}}
+
+
+signature = {"op_type": "Relu", "inputs": [{"dtype": "float", "format": "ND", "shape": [4]}]}
+good_key = json.dumps({"signature": signature, "factors": key_factors(["-O3", "-fPIC"])}).encode()
+put("store_entry", "valid_key.tar.zst", store_entry([("build.json", build_record(kbin)), ("kernel", kbin),
+                                                     ("key.json", good_key)]))
+# An entry a hit may use, whose key.json explain refuses (the entry is not less usable for it).
+bad = key_factors(["-O3"])
+bad["factors"]["flags"]["value"] = ["-O0"]  # the factors are not the identity's
+put("store_entry", "valid_entry_key_not_its_identity.tar.zst",
+    store_entry([("build.json", build_record(kbin)), ("kernel", kbin),
+                 ("key.json", json.dumps({"signature": signature, "factors": bad}).encode())]))
+put("store_entry", "valid_entry_key_mistyped.tar.zst",
+    store_entry([("build.json", build_record(kbin)), ("kernel", kbin),
+                 ("key.json", b'{"signature": 1, "factors": {"format": 1, "factors": {"flags": {"value": [1]}}}}')]))
 print("corpus written to", out)
