@@ -7,8 +7,9 @@ SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with; libcurl and hiredis are the kernel store's HTTP and redis clients)
 # What the test suite adds: the real scale-out engines and kernel stores it runs on loopback
-# (nginx-light has the WebDAV module), and clang++ for a toolchain profile of the user's own.
-SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang"
+# (nginx-light has the WebDAV module), clang++ for a toolchain profile of the user's own, and
+# numpy, the oracle kernels are checked against (for Debian's /usr/bin/python3).
+SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang python3-numpy"
 
 skb_install_deps() {  # [extra packages]
   local missing=""

@@ -89,7 +89,10 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
       "operator library, and checks each output against a reference implementation.\n\n"
       "  skb-replay --install-path DIR DUMP...\n"
       "  skb-replay --install-path DIR --explain DUMP...   (also: why a call found no static kernel)\n\n"
-      "Exit status: 0 when every call that found a kernel matched its reference, 1 otherwise.",
+      "The reference is written apart from the templates: plain loops in double precision over the whole\n"
+      "index space (and itself checked against numpy by the tests).\n\n"
+      "Exit status: 0 when every call that found a kernel matched its reference; 1 when one differed, or\n"
+      "the dumps hold no op record, or the library cannot be opened.",
       "skb-replay"};
   std::string install_path, soc;
   std::vector<std::filesystem::path> dirs;
@@ -113,7 +116,13 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   std::unique_ptr<skb_runtime, void (*)(skb_runtime*)> owned(rt, skb_runtime_close);
   std::mt19937 rng(seed);
   Counts n;
-  for (const auto& file : skb::opmodel::discover(dirs).files) replay(rt, file, verbose, why, rng, n);
+  auto files = skb::opmodel::discover(dirs).files;
+  if (files.empty()) {
+    std::string where;
+    for (const auto& d : dirs) where += (where.empty() ? "" : ", ") + d.string();
+    throw Error(fmt::format("no op records in {}: nothing was checked", where));
+  }
+  for (const auto& file : files) replay(rt, file, verbose, why, rng, n);
   fmt::print(
       "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {} were not valid records; "
       "{} matched the reference, {} differed\n",

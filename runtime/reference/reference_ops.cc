@@ -86,21 +86,28 @@ std::vector<float> ref_matmul(const Ref& a, const Ref& b, const Ref* bias, bool 
   return y;
 }
 
-std::vector<float> ref_softmax(const Ref& x, int axis) {
-  if (axis < 0) axis += static_cast<int>(x.shape.size());
-  std::vector<float> y(x.data.size());
-  for (std::int64_t i = 0; i < numel(x.shape); ++i) {
+std::vector<float> ref_softmax(const Ref& x, const std::vector<std::int64_t>& axes) {
+  const std::int64_t rank = static_cast<std::int64_t>(x.shape.size());
+  std::vector<bool> reduced(x.shape.size(), false);
+  for (std::int64_t a : axes) reduced.at(static_cast<std::size_t>(a < 0 ? a + rank : a)) = true;
+  // The slice of an element: its coordinates on the axes that are not reduced.
+  Shape kept;
+  for (std::size_t d = 0; d < x.shape.size(); ++d)
+    if (!reduced[d]) kept.push_back(x.shape[d]);
+  const std::int64_t n = numel(x.shape);
+  std::vector<std::int64_t> slice(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
     auto idx = unravel(i, x.shape);
-    double mx = -INFINITY, sum = 0;
-    auto at = [&](std::int64_t j) {
-      auto k = idx;
-      k[axis] = j;
-      return x.data[ravel(k, x.shape)];
-    };
-    for (std::int64_t j = 0; j < x.shape[axis]; ++j) mx = std::max<double>(mx, at(j));
-    for (std::int64_t j = 0; j < x.shape[axis]; ++j) sum += std::exp(at(j) - mx);
-    y[i] = static_cast<float>(std::exp(x.data[i] - mx) / sum);
+    std::vector<std::int64_t> k;
+    for (std::size_t d = 0; d < idx.size(); ++d)
+      if (!reduced[d]) k.push_back(idx[d]);
+    slice[i] = ravel(k, kept);
   }
+  std::vector<double> mx(static_cast<std::size_t>(numel(kept)), -INFINITY), sum(mx.size(), 0.0);
+  for (std::int64_t i = 0; i < n; ++i) mx[slice[i]] = std::max<double>(mx[slice[i]], x.data[i]);
+  for (std::int64_t i = 0; i < n; ++i) sum[slice[i]] += std::exp(double(x.data[i]) - mx[slice[i]]);
+  std::vector<float> y(x.data.size());
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(std::exp(double(x.data[i]) - mx[slice[i]]) / sum[slice[i]]);
   return y;
 }
 

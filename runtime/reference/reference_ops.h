@@ -23,7 +23,9 @@ float ref_binary(const std::string& op, float a, float b);
 /// NumPy broadcasting of two operands.
 std::vector<float> ref_broadcast(const std::string& op, const Ref& a, const Ref& b, const Shape& out);
 std::vector<float> ref_matmul(const Ref& a, const Ref& b, const Ref* bias, bool ta, bool tb, const Shape& out);
-std::vector<float> ref_softmax(const Ref& x, int axis);
+/// Softmax over a set of axes (negative counted from the end): each element against the slice of
+/// every element that agrees with it on the other axes, in double precision.
+std::vector<float> ref_softmax(const Ref& x, const std::vector<std::int64_t>& axes);
 /// LayerNorm over axes [axis, rank): y, mean and variance per row.
 void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, float eps, std::vector<float>& y,
                    std::vector<float>& mean, std::vector<float>& var);

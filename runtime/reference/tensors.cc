@@ -107,6 +107,18 @@ double attr_num(const OpRecord& rec, const char* name, double def) {
   return v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>();
 }
 
+// Every value of an integer list attribute (a scalar as a list of one), or def when absent.
+std::vector<std::int64_t> attr_ints(const OpRecord& rec, const char* name, std::vector<std::int64_t> def) {
+  const opmodel::Attr* a = rec.find_attr(name);
+  if (!a) return def;
+  std::vector<std::int64_t> out;
+  if (a->value.is_array())
+    for (const auto& v : a->value) out.push_back(v.get<std::int64_t>());
+  else
+    out.push_back(a->value.get<std::int64_t>());
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<float>> expected_outputs(const OpRecord& rec, const std::vector<Buffer>& in) {
@@ -126,7 +138,7 @@ std::vector<std::vector<float>> expected_outputs(const OpRecord& rec, const std:
     return {ref_matmul(in[0].ref, in[1].ref, bias, attr_num(rec, mm ? "transpose_x1" : "adj_x1", 0) != 0,
                        attr_num(rec, mm ? "transpose_x2" : "adj_x2", 0) != 0, out0->shape)};
   }
-  if (op == "SoftmaxV2") return {ref_softmax(in[0].ref, static_cast<int>(attr_num(rec, "axes", -1)))};
+  if (op == "SoftmaxV2") return {ref_softmax(in[0].ref, attr_ints(rec, "axes", {-1}))};
   if (op == "LayerNorm") {
     std::vector<float> y, m, v;
     ref_layernorm(in[0].ref, in[1].ref, in[2].ref, static_cast<int>(attr_num(rec, "begin_norm_axis", 0)),

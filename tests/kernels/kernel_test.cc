@@ -96,6 +96,16 @@ std::vector<Case> cases() {
                {T("float16", {2, 5, 3})},
                {T("float16", {2, 5, 3})},
                Json::array({A("axes", 0, "list_int", {1})})});
+  // Several axes, negative, unsorted, every axis (CANN's axes is a list_int).
+  for (const auto& [label, axes] : std::vector<std::pair<std::string, std::vector<int>>>{
+           {"last2", {-2, -1}}, {"0_3", {0, 3}}, {"3_1", {3, 1}}, {"all", {0, 1, 2, 3}}, {"2_0", {2, 0}}}) {
+    for (const char* dtype : {"float", "float16"})
+      c.push_back({std::string("softmax_") + (dtype[5] ? "f16_" : "f32_") + label,
+                   "SoftmaxV2",
+                   {T(dtype, {2, 3, 4, 5})},
+                   {T(dtype, {2, 3, 4, 5})},
+                   Json::array({A("axes", 0, "list_int", axes)})});
+  }
   c.push_back({"layernorm_f32",
                "LayerNorm",
                {T("float", {4, 16}), T("float", {16}), T("float", {16})},
@@ -285,6 +295,11 @@ std::vector<Case> contradictions() {
                {T("float", {4, 5})},
                {T("float", {4, 5})},
                Json::array({A("axes", 0, "list_int", {2})})});
+  c.push_back({"softmax_axis_twice",
+               "SoftmaxV2",
+               {T("float", {4, 5})},
+               {T("float", {4, 5})},
+               Json::array({A("axes", 0, "list_int", {1, -1})})});
   c.push_back({"layernorm_gamma",
                "LayerNorm",
                {T("float", {4, 6}), T("float", {5}), T("float", {5})},

@@ -1,4 +1,6 @@
-// SoftmaxV2 along one axis (attr axes, default -1). One thread per row; computes in float.
+// SoftmaxV2 over a set of axes (attr axes, default [-1]; negative, unsorted, one or several): each
+// slice of x along the kept axes is normalized over all of its positions along the reduced ones.
+// One thread per slice; computes in float.
 #include "skb_cuda.h"
 
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
@@ -7,30 +9,71 @@ typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 #define SKB_ATTR_axes -1
 #endif
 static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
+static constexpr int kNumAxes = (int)(sizeof kAxes / sizeof kAxes[0]);
 static constexpr skb_cu::Dims kX = SKB_IN_DIMS(0);
-SKB_REQUIRE(kX.rank >= 1 && kAxes[0] >= -kX.rank && kAxes[0] < kX.rank && skb_geom::same(kX, SKB_OUT_DIMS(0)));
-static constexpr int kAxis = kX.axis(kAxes[0]);
 
+static constexpr bool axes_ok() {
+  if (kX.rank < 1 || kNumAxes > kX.rank) return false;
+  bool seen[SKB_MAX_RANK] = {};
+  for (int i = 0; i < kNumAxes; ++i) {
+    if (kAxes[i] < -kX.rank || kAxes[i] >= kX.rank || seen[kX.axis(kAxes[i])]) return false;
+    seen[kX.axis(kAxes[i])] = true;
+  }
+  return true;
+}
+SKB_REQUIRE(axes_ok() && skb_geom::same(kX, SKB_OUT_DIMS(0)));
+
+// x's axes in two groups, neighbours of one group merged: a slice is one index over the kept
+// dims, an element of it one index over the reduced dims.
 struct Params {
-  int64_t outer, len, inner;
+  int nk, nr;
+  int64_t kd[SKB_MAX_RANK], ks[SKB_MAX_RANK], rd[SKB_MAX_RANK], rs[SKB_MAX_RANK];
+  int64_t rows, len;
 };
 static constexpr Params make() {
-  Params p{1, kX.rank ? kX.d[kAxis] : 1, 1};
-  for (int i = 0; i < kAxis; ++i) p.outer *= kX.d[i];
-  for (int i = kAxis + 1; i < kX.rank; ++i) p.inner *= kX.d[i];
+  Params p{0, 0, {}, {}, {}, {}, 1, 1};
+  bool reduced[SKB_MAX_RANK] = {};
+  for (int i = 0; i < kNumAxes; ++i) reduced[kX.axis(kAxes[i])] = true;
+  int64_t stride[SKB_MAX_RANK] = {};
+  int64_t s = 1;
+  for (int i = kX.rank; i-- > 0;) {
+    stride[i] = s;
+    s *= kX.d[i];
+  }
+  for (int i = 0; i < kX.rank; ++i) {
+    int64_t* d = reduced[i] ? p.rd : p.kd;
+    int64_t* st = reduced[i] ? p.rs : p.ks;
+    int& count = reduced[i] ? p.nr : p.nk;
+    if (i > 0 && reduced[i] == reduced[i - 1])
+      d[count - 1] *= kX.d[i];
+    else
+      d[count++] = kX.d[i];
+    st[count - 1] = stride[i];
+    (reduced[i] ? p.len : p.rows) *= kX.d[i];
+  }
   return p;
 }
 static __device__ constexpr Params kP = make();
 
+__device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64_t* s) {
+  int64_t off = 0;
+  for (int k = n; k-- > 0;) {
+    off += (i % d[k]) * s[k];
+    i /= d[k];
+  }
+  return off;
+}
+
 SKB_ENTRY {
   const TX* x = static_cast<const TX*>(args.in[0]);
   TY* y = static_cast<TY*>(args.out[0]);
-  for (int64_t r = skb_cu::first_index(); r < kP.outer * kP.inner; r += skb_cu::grid_stride()) {
-    const int64_t base = (r / kP.inner) * kP.len * kP.inner + r % kP.inner;
+  for (int64_t r = skb_cu::first_index(); r < kP.rows; r += skb_cu::grid_stride()) {
+    const int64_t base = offset(r, kP.nk, kP.kd, kP.ks);
+#define SKB_AT(t) (base + (kP.nr == 1 ? (t) * kP.rs[0] : offset((t), kP.nr, kP.rd, kP.rs)))
     float mx = -INFINITY, sum = 0.f;
-    for (int64_t t = 0; t < kP.len; ++t) mx = fmaxf(mx, skb_cu::to_float(x[base + t * kP.inner]));
-    for (int64_t t = 0; t < kP.len; ++t) sum += __expf(skb_cu::to_float(x[base + t * kP.inner]) - mx);
-    for (int64_t t = 0; t < kP.len; ++t)
-      y[base + t * kP.inner] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[base + t * kP.inner]) - mx) / sum);
+    for (int64_t t = 0; t < kP.len; ++t) mx = fmaxf(mx, skb_cu::to_float(x[SKB_AT(t)]));
+    for (int64_t t = 0; t < kP.len; ++t) sum += __expf(skb_cu::to_float(x[SKB_AT(t)]) - mx);
+    for (int64_t t = 0; t < kP.len; ++t) y[SKB_AT(t)] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[SKB_AT(t)]) - mx) / sum);
+#undef SKB_AT
   }
 }

@@ -54,6 +54,13 @@ static inline double attr(const skb_call* c, const char* name, int index, double
   return def;
 }
 
+/// How many values an attribute of a dynamic call has (0 when absent).
+static inline int attr_count(const skb_call* c, const char* name) {
+  for (int i = 0; i < c->num_attrs; ++i)
+    if (strcmp(c->attrs[i].name, name) == 0) return c->attrs[i].count;
+  return 0;
+}
+
 static inline void* alloc_floats(int64_t n) { return malloc((size_t)(n > 0 ? n : 1) * sizeof(float)); }
 
 }  // namespace skb_k

@@ -1,46 +1,79 @@
-// SoftmaxV2 along one axis (attr axes, default -1). Computes in float.
+// SoftmaxV2 over a set of axes (attr axes, default [-1]; negative, unsorted, one or several, as
+// CANN's list_int allows): each slice of x along the kept axes is normalized over all of its
+// positions along the reduced ones. Computes in float.
 #include "skb_kernel.h"
 
 enum { SoftmaxV2 };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
+// x's axes in two groups, each with neighbours of the same group merged: a slice (row) is one
+// index over the kept dims, an element of it one index over the reduced dims.
 struct Params {
-  int64_t outer, len, inner;
-  bool ok;  // the axis is one of x's, y has x's shape
+  int nk, nr;
+  int64_t kd[SKB_MAX_RANK], ks[SKB_MAX_RANK];  // kept dims: extents and strides (elements)
+  int64_t rd[SKB_MAX_RANK], rs[SKB_MAX_RANK];  // reduced dims
+  int64_t rows, len;
+  bool ok;  // every axis is one of x's, none twice; y has x's shape
 };
 
-static constexpr Params make(skb_k::Dims x, skb_k::Dims y, int64_t axis_attr) {
-  Params p{1, 1, 1, false};
-  if (!skb_geom::valid(x) || x.rank < 1 || axis_attr < -x.rank || axis_attr >= x.rank || !skb_geom::same(x, y))
-    return p;
-  p.ok = true;
-  int axis = x.axis(axis_attr);
-  for (int i = 0; i < x.rank; ++i) {
-    if (i < axis)
-      p.outer *= x.d[i];
-    else if (i == axis)
-      p.len = x.d[i];
-    else
-      p.inner *= x.d[i];
+static constexpr Params make(skb_k::Dims x, skb_k::Dims y, const int64_t* axes, int n) {
+  Params p{0, 0, {}, {}, {}, {}, 1, 1, false};
+  if (!skb_geom::valid(x) || x.rank < 1 || n < 1 || n > x.rank || !skb_geom::same(x, y)) return p;
+  bool reduced[SKB_MAX_RANK] = {};
+  for (int i = 0; i < n; ++i) {
+    if (axes[i] < -x.rank || axes[i] >= x.rank || reduced[x.axis(axes[i])]) return p;
+    reduced[x.axis(axes[i])] = true;
   }
+  int64_t stride[SKB_MAX_RANK] = {};
+  int64_t s = 1;
+  for (int i = x.rank; i-- > 0;) {
+    stride[i] = s;
+    s *= x.d[i];
+  }
+  for (int i = 0; i < x.rank; ++i) {
+    bool merge = i > 0 && reduced[i] == reduced[i - 1];
+    int64_t* d = reduced[i] ? p.rd : p.kd;
+    int64_t* st = reduced[i] ? p.rs : p.ks;
+    int& count = reduced[i] ? p.nr : p.nk;
+    if (merge) {
+      d[count - 1] *= x.d[i];
+    } else {
+      d[count] = x.d[i];
+      ++count;
+    }
+    st[count - 1] = stride[i];
+    (reduced[i] ? p.len : p.rows) *= x.d[i];
+  }
+  p.ok = true;
   return p;
+}
+
+// Offset of index i over dims d (row-major), strides s.
+static inline int64_t offset(int64_t i, int n, const int64_t* d, const int64_t* s) {
+  int64_t off = 0;
+  for (int k = n; k-- > 0;) {
+    off += (i % d[k]) * s[k];
+    i /= d[k];
+  }
+  return off;
 }
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {
   const TX* x = static_cast<const TX*>(in[0]);
   TY* y = static_cast<TY*>(out[0]);
-  for (int64_t o = 0; o < p.outer; ++o) {
-    for (int64_t i = 0; i < p.inner; ++i) {
-      const int64_t base = o * p.len * p.inner + i;
-      float mx = -INFINITY;
-      for (int64_t j = 0; j < p.len; ++j) mx = fmaxf(mx, skb_k::to_float(x[base + j * p.inner]));
-      float sum = 0.f;
-      for (int64_t j = 0; j < p.len; ++j) sum += expf(skb_k::to_float(x[base + j * p.inner]) - mx);
-      const float inv = 1.f / sum;
-      for (int64_t j = 0; j < p.len; ++j)
-        y[base + j * p.inner] = skb_k::from_float<TY>(expf(skb_k::to_float(x[base + j * p.inner]) - mx) * inv);
-    }
+  for (int64_t o = 0; o < p.rows; ++o) {
+    const int64_t base = offset(o, p.nk, p.kd, p.ks);
+    // One reduced dim (every contiguous set of axes): element j is at j * stride.
+#define SKB_AT(j) (base + (p.nr == 1 ? (j) * p.rs[0] : offset((j), p.nr, p.rd, p.rs)))
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < p.len; ++j) mx = fmaxf(mx, skb_k::to_float(x[SKB_AT(j)]));
+    float sum = 0.f;
+    for (int64_t j = 0; j < p.len; ++j) sum += expf(skb_k::to_float(x[SKB_AT(j)]) - mx);
+    const float inv = 1.f / sum;
+    for (int64_t j = 0; j < p.len; ++j)
+      y[SKB_AT(j)] = skb_k::from_float<TY>(expf(skb_k::to_float(x[SKB_AT(j)]) - mx) * inv);
+#undef SKB_AT
   }
   return 0;
 }
@@ -50,10 +83,17 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 #define SKB_ATTR_axes -1
 #endif
 static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
-static constexpr Params make_static() { return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0), kAxes[0]); }
+static constexpr Params make_static() {
+  return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0), kAxes, (int)(sizeof kAxes / sizeof kAxes[0]));
+}
 #else
 static Params make_dynamic(const skb_call* c) {
-  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->outputs[0]), (int64_t)skb_k::attr(c, "axes", 0, -1));
+  int64_t axes[SKB_MAX_RANK] = {-1};
+  int n = skb_k::attr_count(c, "axes");
+  if (n == 0) n = 1;  // absent: the last axis
+  if (n > SKB_MAX_RANK) return Params{};
+  for (int i = 0; i < n; ++i) axes[i] = (int64_t)skb_k::attr(c, "axes", i, -1);
+  return make(skb_k::dims(c->inputs[0]), skb_k::dims(c->outputs[0]), axes, n);
 }
 #endif
 SKB_ENTRY(make_static, make_dynamic, run)

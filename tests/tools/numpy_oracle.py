@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""An oracle that shares no code and no assumption with skb's templates: numpy. Generates valid
+records over an op's whole attribute space (random shapes; SoftmaxV2 over every kind of axes
+list: one or several, negative, unsorted, all; elementwise ops under numpy broadcasting; batched
+matmuls under every adj/transpose), packages them with skb-package (static kernels and their
+dynamic twins), installs the .run, then runs every record, and as many calls of shapes the dump
+never saw (served by the dynamic kernels), through libskb_runtime's C API (ctypes) and compares
+every output with numpy's, per dtype. A failing case prints its record, so it can be replayed.
+usage: numpy_oracle.py BUILD_BIN WORK [--trials N] [--seed S]"""
+import argparse, ctypes, json, os, random, subprocess, sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_dump import attr, record, tensor
+
+TOLERANCE = {"float": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}  # relative to max |expected| (and 1)
+
+
+# --- numpy side: inputs and expected outputs, from the record alone ---------------------------
+
+def to_bf16_bits(a):
+    bits = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bf16_bits(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+def encode(values, dtype):
+    """The bytes a kernel reads, and the float64 values those bytes mean."""
+    if dtype == "float":
+        a = values.astype(np.float32)
+        return a, a.astype(np.float64)
+    if dtype == "float16":
+        a = values.astype(np.float16)
+        return a, a.astype(np.float64)
+    a = to_bf16_bits(values)
+    return a, from_bf16_bits(a).astype(np.float64)
+
+
+def decode(buf, dtype):
+    return (from_bf16_bits(buf) if dtype == "bfloat16" else buf).astype(np.float64)
+
+
+def numpy_dtype(dtype):
+    return {"float": np.float32, "float16": np.float16, "bfloat16": np.uint16}[dtype]
+
+
+def softmax(x, axes):
+    axes = tuple(sorted(a % x.ndim for a in axes))
+    e = np.exp(x - np.max(x, axis=axes, keepdims=True))
+    return e / np.sum(e, axis=axes, keepdims=True)
+
+
+def expected(rec, xs):
+    op, attrs = rec["op_type"], {a["name"]: a["value"] for a in rec["attrs"]}
+    if op == "SoftmaxV2":
+        return softmax(xs[0], attrs.get("axes", [-1]))
+    if op in ("Add", "Sub", "Mul", "RealDiv"):
+        return {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.divide}[op](xs[0], xs[1])
+    if op == "BatchMatMulV2":
+        a = np.swapaxes(xs[0], -1, -2) if attrs["adj_x1"] else xs[0]
+        b = np.swapaxes(xs[1], -1, -2) if attrs["adj_x2"] else xs[1]
+        return np.matmul(a, b)
+    if op == "MatMulV2":
+        a = xs[0].T if attrs["transpose_x1"] else xs[0]
+        b = xs[1].T if attrs["transpose_x2"] else xs[1]
+        return a @ b
+    raise ValueError(op)
+
+
+# --- the records: every kind of attribute value, random shapes --------------------------------
+
+def dims(rng, rank, lo=1, hi=5):
+    return [rng.randint(lo, hi) for _ in range(rank)]
+
+
+def softmax_record(rng, dt):
+    shape = dims(rng, rng.randint(1, 4))
+    n = rng.randint(1, len(shape))
+    axes = rng.sample(range(len(shape)), n)  # unsorted
+    axes = [a - len(shape) if rng.random() < 0.5 else a for a in axes]  # some negative
+    return record("SoftmaxV2", [tensor("x", 0, dt, shape)], [tensor("y", 0, dt, shape)], [attr("axes", 0, "list_int", axes)])
+
+
+def broadcast_record(rng, dt):
+    out = dims(rng, rng.randint(1, 4))
+    a = [d if rng.random() < 0.7 else 1 for d in out]
+    b = [d if rng.random() < 0.7 else 1 for d in out][rng.randint(0, len(out)):]  # a suffix: lower rank
+    if rng.random() < 0.5:
+        a, b = b, a
+    out = list(np.broadcast_shapes(tuple(a), tuple(b)))
+    op = rng.choice(["Add", "Sub", "Mul", "RealDiv"])
+    return record(op, [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b)], [tensor("y", 0, dt, out)])
+
+
+def matmul_record(rng, dt):
+    m, k, n = dims(rng, 3, 1, 6)
+    ta, tb = rng.random() < 0.5, rng.random() < 0.5
+    if rng.random() < 0.5:
+        a = [k, m] if ta else [m, k]
+        b = [n, k] if tb else [k, n]
+        return record("MatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, dt, [m, n])],
+                      [attr("transpose_x1", 0, "bool", ta), attr("transpose_x2", 1, "bool", tb)])
+    batch = dims(rng, rng.randint(1, 2), 1, 3)
+    ba = [d if rng.random() < 0.7 else 1 for d in batch]
+    bb = [d if rng.random() < 0.7 else 1 for d in batch][rng.randint(0, len(batch)):]
+    a = ba + ([k, m] if ta else [m, k])
+    b = bb + ([n, k] if tb else [k, n])
+    out = list(np.broadcast_shapes(tuple(ba), tuple(bb))) + [m, n]
+    return record("BatchMatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, dt, out)],
+                  [attr("adj_x1", 0, "bool", ta), attr("adj_x2", 1, "bool", tb)])
+
+
+MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record]
+
+
+# --- the runtime, through its C API ------------------------------------------------------------
+
+class Runtime:
+    def __init__(self, lib_path, install_path):
+        self.lib = ctypes.CDLL(lib_path)
+        L = self.lib
+        L.skb_runtime_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        L.skb_runtime_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        L.skb_op_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        L.skb_op_kind.argtypes = [ctypes.c_void_p]
+        L.skb_op_free.argtypes = [ctypes.c_void_p]
+        L.skb_runtime_close.argtypes = [ctypes.c_void_p]
+        L.skb_last_error.restype = ctypes.c_char_p
+        self.rt = ctypes.c_void_p()
+        if L.skb_runtime_open(install_path.encode(), None, ctypes.byref(self.rt)) != 0:
+            raise RuntimeError(L.skb_last_error().decode())
+
+    def run(self, rec, inputs, outputs):
+        """Runs rec on the input arrays into the output arrays; returns 'static' or 'dynamic'."""
+        op = ctypes.c_void_p()
+        rc = self.lib.skb_runtime_find(self.rt, json.dumps(rec).encode(), ctypes.byref(op))
+        if rc != 0:
+            raise RuntimeError("skb_runtime_find: %d: %s" % (rc, self.lib.skb_last_error().decode()))
+        try:
+            ins = (ctypes.c_void_p * len(inputs))(*[a.ctypes.data if a is not None else None for a in inputs])
+            outs = (ctypes.c_void_p * len(outputs))(*[a.ctypes.data for a in outputs])
+            rc = self.lib.skb_op_run(op, ins, outs)
+            if rc != 0:
+                raise RuntimeError("skb_op_run: %d: %s" % (rc, self.lib.skb_last_error().decode()))
+            return "static" if self.lib.skb_op_kind(op) == 1 else "dynamic"
+        finally:
+            self.lib.skb_op_free(op)
+
+
+def check(rt, rec, rng_np):
+    xs, bufs = [], []
+    for t in rec["inputs"]:
+        if t is None:
+            bufs.append(None)
+            continue
+        values = rng_np.uniform(-3, 3, size=t["shape"]) if t["shape"] else np.array(rng_np.uniform(-3, 3))
+        if rec["op_type"] == "RealDiv" and t["index"] == 1:
+            values = np.sign(values) * (np.abs(values) + 0.5)  # no division by ~0
+        buf, meant = encode(np.asarray(values), t["dtype"])
+        bufs.append(np.ascontiguousarray(buf))
+        xs.append(meant)
+    y = rec["outputs"][0]
+    out = np.zeros(y["shape"], dtype=numpy_dtype(y["dtype"]))
+    kind = rt.run(rec, bufs, [out])
+    want = np.asarray(expected(rec, xs), dtype=np.float64)
+    got = decode(out, y["dtype"])
+    if got.shape != want.shape:
+        return kind, "shape %s, numpy %s" % (got.shape, want.shape)
+    err = float(np.max(np.abs(got - want))) if want.size else 0.0
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    if not np.all(np.isfinite(got)) or err > TOLERANCE[y["dtype"]] * scale:
+        return kind, "max abs error %.3g (tolerance %.3g)" % (err, TOLERANCE[y["dtype"]] * scale)
+    return kind, ""
+
+
+def unseen_shape(rng, rec):
+    """The same op, dtypes and attrs with another size in one dim (the dynamic twin serves it)."""
+    r = json.loads(json.dumps(rec))
+    if r["op_type"] == "SoftmaxV2":
+        shape = r["inputs"][0]["shape"]
+        shape[rng.randrange(len(shape))] += 3
+        for t in (r["inputs"][0], r["outputs"][0]):
+            t["shape"] = t["origin_shape"] = list(shape)
+        return r
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bin")
+    ap.add_argument("work")
+    ap.add_argument("--trials", type=int, default=int(os.environ.get("SKB_ORACLE_TRIALS", "120")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("SKB_ORACLE_SEED", "1")))
+    a = ap.parse_args()
+    rng, rng_np = random.Random(a.seed), np.random.default_rng(a.seed)
+    dump = os.path.join(a.work, "dump")
+    os.makedirs(dump, exist_ok=True)
+    records = []
+    for i in range(a.trials):
+        rec = rng.choice(MAKERS)(rng, rng.choice(["float", "float16", "bfloat16"]))
+        records.append(rec)
+        with open(os.path.join(dump, "%s_%d.json" % (rec["op_type"], i)), "w") as f:
+            json.dump(rec, f)
+    run = subprocess.run([os.path.join(a.bin, "skb-package"), "-p", dump, "-o", os.path.join(a.work, "out"), "--dynamic",
+                          "-q", "-j", str(os.cpu_count() or 2)], check=True, capture_output=True, text=True).stdout.strip()
+    lib = os.path.join(a.work, "lib")
+    subprocess.run(["sh", run, "-q", "--install-path=" + lib], check=True)
+    rt = Runtime(os.path.join(os.path.dirname(a.bin), "lib", "libskb_runtime.so"), lib)
+    calls, kinds, failed = 0, {"static": 0, "dynamic": 0}, []
+    for rec in records + [u for u in (unseen_shape(rng, r) for r in records) if u]:
+        kind, why = check(rt, rec, rng_np)
+        calls += 1
+        kinds[kind] += 1
+        if why:
+            failed.append((rec, kind, why))
+    for rec, kind, why in failed[:10]:
+        print("FAIL: %s %s kernel: %s\n  record: %s" % (rec["op_type"], kind, why, json.dumps(rec)))
+    print("numpy oracle: %d calls (%d static, %d dynamic kernels), %d differed from numpy" %
+          (calls, kinds["static"], kinds["dynamic"], len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
