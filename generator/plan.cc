@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/sha256.h"
 #include "opmodel/shape_rules.h"
+#include "opmodel/support.h"
 
 namespace skb::generator {
 using opmodel::dynamic_signature;
@@ -31,6 +32,7 @@ std::string kernel_name(const std::string& op_type, const std::string& signature
 std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
   const OpTemplate* t = tc.find(r.op_type);
   if (t == nullptr) return fmt::format("no template in toolchain {}", tc.name);
+  if (std::string why = opmodel::unsupported_attrs(r); !why.empty()) return why;
   for (const auto* slots : {&r.inputs, &r.outputs}) {
     for (const Slot& s : *slots) {
       if (s.kind == Slot::Kind::kList) return "a dynamic (list) parameter";

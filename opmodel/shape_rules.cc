@@ -177,8 +177,10 @@ void cast(Check& c) {
   const Tensor &x = c.input(0), &y = c.output(0);
   c.shape("outputs", 0, y, Check::dims(x));
   if (c.record().find_attr("dst_type")) {
-    auto name = ge_dtype_name(c.integer("dst_type", 0));
-    if (name) c.dtype("outputs", 0, y, {std::string(*name)});
+    const std::int64_t number = c.integer("dst_type", 0);
+    auto name = ge_dtype_name(number);
+    if (!name) c.fail(c.attr_pointer("dst_type"), "a GE DataType number that names y's dtype", std::to_string(number));
+    c.dtype("outputs", 0, y, {std::string(*name)});
   }
 }
 
@@ -253,7 +255,11 @@ void softmax(Check& c) {
     seen[a] = true;
   }
   c.shape("outputs", 0, y, Check::dims(x));
-  c.dtype("outputs", 0, y, {x.dtype});
+  // half_to_float: a float16 x gives a float y.
+  if (c.flag("half_to_float", false) && x.dtype == "float16")
+    c.dtype("outputs", 0, y, {"float"});
+  else
+    c.dtype("outputs", 0, y, {x.dtype});
 }
 
 // Dims [0, axis) of x, then ones: the shape of per-row statistics.

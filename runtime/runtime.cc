@@ -15,6 +15,7 @@
 #include "opmodel/defines.h"
 #include "opmodel/op_record.h"
 #include "opmodel/shape_rules.h"
+#include "opmodel/support.h"
 #include "packager/manifest.h"
 #include "runtime/call_args.h"
 #include "runtime/index_reader.h"
@@ -139,6 +140,8 @@ int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
     require(rt && op_json && out, "skb_runtime_find: NULL argument");
     *out = nullptr;
     skb::opmodel::OpRecord record = parse_call(op_json);
+    if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())
+      throw RuntimeError(SKB_ERR_UNSUPPORTED, record.op_type + ": " + why);
     std::shared_ptr<const Index> index;
     {
       std::lock_guard<std::mutex> lock(rt->mu);
@@ -156,6 +159,9 @@ int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
     }
     const IndexEntry& entry = hit->second;
     if (entry.variant == "dynamic") {
+      if (std::string why = skb::opmodel::unsupported_by_dynamic(record); !why.empty())
+        throw RuntimeError(SKB_ERR_UNSUPPORTED, fmt::format("{}: no static kernel for this call, and {}",
+                                                            record.op_type, why));
       op->kind = SKB_KERNEL_DYNAMIC;
       op->args = std::make_unique<CallArgs>(record);
     }

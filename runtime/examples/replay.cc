@@ -19,7 +19,8 @@ namespace {
 using skb::common::Error;
 
 struct Counts {
-  std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, invalid = 0, match = 0, differ = 0;
+  std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, unsupported = 0, invalid = 0, match = 0,
+              differ = 0;
 };
 
 std::vector<const void*> const_pointers(const std::vector<skb::reference::Buffer>& buffers) {
@@ -57,8 +58,8 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
   int rc = skb_runtime_find(rt, text.c_str(), &op);
   if (why && (rc == SKB_ERR_NOT_FOUND || (rc == SKB_OK && skb_op_kind(op) == SKB_KERNEL_DYNAMIC)))
     explain(rt, file, text);
-  if (rc == SKB_ERR_NOT_FOUND || rc == SKB_ERR_INVALID) {
-    ++(rc == SKB_ERR_NOT_FOUND ? n.no_kernel : n.invalid);
+  if (rc == SKB_ERR_NOT_FOUND || rc == SKB_ERR_INVALID || rc == SKB_ERR_UNSUPPORTED) {
+    ++(rc == SKB_ERR_NOT_FOUND ? n.no_kernel : rc == SKB_ERR_INVALID ? n.invalid : n.unsupported);
     if (verbose) fmt::print("  {}: {}\n", file.filename().string(), skb_last_error());
     return;
   }
@@ -124,9 +125,11 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   }
   for (const auto& file : files) replay(rt, file, verbose, why, rng, n);
   fmt::print(
-      "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {} were not valid records; "
+      "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {}{} were not valid records; "
       "{} matched the reference, {} differed\n",
-      n.calls, n.static_kernels, n.dynamic_kernels, n.no_kernel, n.invalid, n.match, n.differ);
+      n.calls, n.static_kernels, n.dynamic_kernels, n.no_kernel,
+      n.unsupported ? fmt::format("{} were refused as unsupported, ", n.unsupported) : "", n.invalid, n.match,
+      n.differ);
   return n.differ == 0 ? 0 : 1;
 }
 

@@ -117,7 +117,7 @@ static void rows(const Shape& s, int axis, std::int64_t& outer, std::int64_t& le
   for (int i = 0; i < static_cast<int>(s.size()); ++i) (i < axis ? outer : len) *= s[i];
 }
 
-void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, float eps, std::vector<float>& y,
+void ref_layernorm(const Ref& x, const Ref& gamma, const Ref* beta, int axis, float eps, std::vector<float>& y,
                    std::vector<float>& mean, std::vector<float>& var) {
   if (axis < 0) axis += static_cast<int>(x.shape.size());
   std::int64_t outer, len;
@@ -133,9 +133,14 @@ void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, fl
     v /= len;
     mean[o] = static_cast<float>(m);
     var[o] = static_cast<float>(v);
-    for (std::int64_t j = 0; j < len; ++j)
-      y[o * len + j] =
-          static_cast<float>((x.data[o * len + j] - m) / std::sqrt(v + eps) * gamma.data[j] + beta.data[j]);
+    // gamma and beta hold x's trailing axes (from begin_params_axis): element i takes their
+    // element i mod their size, wherever the normalized axes begin.
+    const std::int64_t g = numel(gamma.shape);
+    for (std::int64_t j = 0; j < len; ++j) {
+      const std::int64_t i = o * len + j;
+      y[i] = static_cast<float>((x.data[i] - m) / std::sqrt(v + eps) * gamma.data[i % g] +
+                                (beta ? beta->data[i % g] : 0.0));
+    }
   }
 }
 

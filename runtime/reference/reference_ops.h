@@ -27,7 +27,7 @@ std::vector<float> ref_matmul(const Ref& a, const Ref& b, const Ref* bias, bool 
 /// every element that agrees with it on the other axes, in double precision.
 std::vector<float> ref_softmax(const Ref& x, const std::vector<std::int64_t>& axes);
 /// LayerNorm over axes [axis, rank): y, mean and variance per row.
-void ref_layernorm(const Ref& x, const Ref& gamma, const Ref& beta, int axis, float eps, std::vector<float>& y,
+void ref_layernorm(const Ref& x, const Ref& gamma, const Ref* beta, int axis, float eps, std::vector<float>& y,
                    std::vector<float>& mean, std::vector<float>& var);
 void ref_rmsnorm(const Ref& x, const Ref& gamma, float eps, std::vector<float>& y, std::vector<float>& rstd);
 std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& perm);

@@ -141,7 +141,8 @@ std::vector<std::vector<float>> expected_outputs(const OpRecord& rec, const std:
   if (op == "SoftmaxV2") return {ref_softmax(in[0].ref, attr_ints(rec, "axes", {-1}))};
   if (op == "LayerNorm") {
     std::vector<float> y, m, v;
-    ref_layernorm(in[0].ref, in[1].ref, in[2].ref, static_cast<int>(attr_num(rec, "begin_norm_axis", 0)),
+    const Ref* beta = slot_tensor(rec.inputs, 2) ? &in[2].ref : nullptr;
+    ref_layernorm(in[0].ref, in[1].ref, beta, static_cast<int>(attr_num(rec, "begin_norm_axis", 0)),
                   static_cast<float>(attr_num(rec, "epsilon", 1e-7)), y, m, v);
     return {y, m, v};
   }

@@ -52,8 +52,18 @@ std::string label_of(const OpRecord& r) {
   for (std::size_t i = 0; i < r.inputs.size(); ++i)
     if (const auto* t = skb::reference::slot_tensor(r.inputs, i); t && !t->value_depend)
       s += "_" + fmt::format("{}", fmt::join(t->shape, "x"));
-  for (const auto& a : r.attrs)
+  for (const auto& a : r.attrs) {
     if (a.kind == "bool" && a.value.get<bool>()) s += "_" + a.name;
+    if (a.name == "axes" || a.name == "begin_norm_axis" || a.name == "begin_params_axis") {
+      std::vector<std::int64_t> v;
+      if (a.value.is_array())
+        for (const auto& e : a.value) v.push_back(e.get<std::int64_t>());
+      else
+        v.push_back(a.value.get<std::int64_t>());
+      s += fmt::format("_{}{}", a.name == "axes" ? "axes" : a.name == "begin_norm_axis" ? "norm" : "params",
+                       fmt::join(v, ","));
+    }
+  }
   return s;
 }
 
@@ -77,6 +87,31 @@ std::vector<Json> distinct_calls(const fs::path& dump, const skb::generator::Too
         for (auto& t : *side)
           if (t.is_object()) t["dtype"] = "float";
       add(j);
+    }
+    // Softmax over several axes (the last two; the first and the last) and layer norms whose
+    // gamma starts before or after the normalized axes.
+    auto set_attr = [](Json& rec, const char* name, Json value) {
+      for (auto& a : rec["attrs"])
+        if (a["name"] == name) a["value"] = std::move(value);
+    };
+    if (j["op_type"] == "SoftmaxV2" && j["inputs"][0]["shape"].size() >= 2) {
+      std::int64_t rank = static_cast<std::int64_t>(j["inputs"][0]["shape"].size());
+      for (Json axes : {Json({-2, -1}), Json({0, rank - 1})}) {
+        Json v = j;
+        set_attr(v, "axes", axes);
+        add(v);
+      }
+    }
+    if (j["op_type"] == "LayerNorm" && j["inputs"][0]["shape"].size() == 2) {
+      Json whole = j;  // normalized over both axes, gamma of the last
+      set_attr(whole, "begin_norm_axis", 0);
+      for (auto& t : whole["outputs"])
+        if (t.is_object() && t["name"] != "y") t["shape"] = t["origin_shape"] = Json({1, 1});
+      add(whole);
+      Json rows = j;  // gamma of both axes
+      set_attr(rows, "begin_params_axis", 0);
+      for (std::size_t i = 1; i <= 2; ++i) rows["inputs"][i]["shape"] = rows["inputs"][i]["origin_shape"] = j["inputs"][0]["shape"];
+      add(rows);
     }
   }
   std::vector<Json> out;

@@ -112,6 +112,19 @@ std::vector<Case> cases() {
                {T("float", {4, 16}), T("float", {4, 1}), T("float", {4, 1})},
                Json::array({A("begin_norm_axis", 0, "int", -1), A("begin_params_axis", 1, "int", -1),
                             A("epsilon", 2, "float", 1e-5)})});
+  // gamma and beta from begin_params_axis, before or after the normalized axes.
+  c.push_back({"layernorm_f32_params_before",
+               "LayerNorm",
+               {T("float", {3, 2, 8}), T("float", {2, 8}), T("float", {2, 8})},
+               {T("float", {3, 2, 8}), T("float", {3, 2, 1}), T("float", {3, 2, 1})},
+               Json::array({A("begin_norm_axis", 0, "int", 2), A("begin_params_axis", 1, "int", 1),
+                            A("epsilon", 2, "float", 1e-5)})});
+  c.push_back({"layernorm_f32_params_after",
+               "LayerNorm",
+               {T("float", {3, 2, 8}), T("float", {8}), T("float", {8})},
+               {T("float", {3, 2, 8}), T("float", {3, 1, 1}), T("float", {3, 1, 1})},
+               Json::array({A("begin_norm_axis", 0, "int", 1), A("begin_params_axis", 1, "int", -1),
+                            A("epsilon", 2, "float", 1e-5)})});
   c.push_back({"layernorm_f16",
                "LayerNorm",
                {T("float16", {3, 2, 8}), T("float16", {8}), T("float16", {8})},

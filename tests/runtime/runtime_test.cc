@@ -157,6 +157,47 @@ TEST(Runtime, ExplainNamesTheNearestInstalledKernelAndTheFirstFieldThatDiffers) 
   EXPECT_EQ(skb_runtime_explain(nullptr, "{}", buf, sizeof buf, nullptr), SKB_ERR_INVALID);
 }
 
+TEST(Runtime, ADynamicKernelServesEveryRowMajorFormatAndRefusesOthers) {
+  Runtime rt(fresh_library("formats"));
+  // Add's twin was built from an ND record; a call of an unseen shape in each plain format.
+  for (const char* format : {"ND", "NCHW", "NHWC", "HWCN"}) {
+    Json rec = record("Add", {tensor("float", {2, 3, 4, 5}, 0, format), tensor("float", {2, 3, 4, 5}, 1, format)},
+                      {tensor("float", {2, 3, 4, 5}, 0, format)});
+    Op op(rt.rt, rec);
+    ASSERT_EQ(op.rc, SKB_OK) << format << ": " << skb_last_error();
+    EXPECT_EQ(skb_op_kind(op.op), SKB_KERNEL_DYNAMIC) << format;
+    EXPECT_EQ(run_and_compare(op, rec), "") << format;
+  }
+  Json nz = record("Add", {tensor("float", {1, 1, 16, 16}, 0, "FRACTAL_NZ"), tensor("float", {1, 1, 16, 16}, 1, "FRACTAL_NZ")},
+                   {tensor("float", {1, 1, 16, 16}, 0, "FRACTAL_NZ")});
+  Op refused(rt.rt, nz);
+  EXPECT_EQ(refused.rc, SKB_ERR_UNSUPPORTED);
+  EXPECT_EQ(refused.op, nullptr);
+  EXPECT_NE(std::string(skb_last_error()).find("format FRACTAL_NZ: a dynamic kernel computes row-major layouts only"),
+            std::string::npos)
+      << skb_last_error();
+}
+
+TEST(Runtime, ACallOfAnAttributeTheTemplatesDoNotComputeIsRefusedNeverRun) {
+  Runtime rt(fresh_library("unsupported"));
+  Json quantized = matmul_record();  // its twin is installed, and must not serve it
+  quantized["attrs"].push_back(attr("offset_x", 2, "int", 3));
+  Op a(rt.rt, quantized);
+  EXPECT_EQ(a.rc, SKB_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(skb_last_error()).find("MatMulV2: attr offset_x 3: a quantization offset"), std::string::npos)
+      << skb_last_error();
+  Json unknown = add_record();
+  unknown["attrs"].push_back(attr("alpha", 0, "float", 0.5));
+  Op b(rt.rt, unknown);
+  EXPECT_EQ(b.rc, SKB_ERR_UNSUPPORTED);
+  EXPECT_NE(std::string(skb_last_error()).find("attr alpha: not one the Add template reads"), std::string::npos)
+      << skb_last_error();
+  Json zero = matmul_record();  // offset_x 0 is what the templates compute
+  zero["attrs"].push_back(attr("offset_x", 2, "int", 0));
+  Op c(rt.rt, zero);
+  EXPECT_EQ(c.rc, SKB_OK) << skb_last_error();
+}
+
 TEST(Runtime, EveryFieldOfTheSignatureChangesTheMatch) {
   Runtime rt(fresh_library("fields"));
   ASSERT_NE(rt.rt, nullptr);

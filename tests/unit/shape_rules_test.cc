@@ -117,6 +117,23 @@ TEST(ShapeRules, CastOutputsTheDtypeOfDstType) {
             "/outputs/0/dtype: expected float16 for Cast with dst_type=1, found float");
 }
 
+TEST(ShapeRules, CastWhoseDstTypeNamesNoDtypeIsRefused) {
+  Json r = record("Cast", {tensor("float16", {4}, 0)}, {tensor("float", {4}, 0)}, {attr("dst_type", 0, "int", 999)});
+  EXPECT_EQ(contradiction(r),
+            "/attrs/0/value: expected a GE DataType number that names y's dtype for Cast with dst_type=999, found 999");
+}
+
+TEST(ShapeRules, SoftmaxHalfToFloatGivesAFloatOutput) {
+  auto softmax = [](const char* y, bool half_to_float) {
+    return record("SoftmaxV2", {tensor("float16", {2, 3}, 0)}, {tensor(y, {2, 3}, 0)},
+                  {attr("axes", 0, "list_int", {-1}), attr("half_to_float", 1, "bool", half_to_float)});
+  };
+  EXPECT_EQ(contradiction(softmax("float", true)), "");
+  EXPECT_EQ(contradiction(softmax("float16", false)), "");
+  EXPECT_NE(contradiction(softmax("float", false)), "");
+  EXPECT_NE(contradiction(softmax("float16", true)), "");
+}
+
 TEST(ShapeRules, SoftmaxAxesAreAxesOfX) {
   auto softmax = [](Json axes) {
     return record("SoftmaxV2", {tensor("float", {2, 3, 4}, 0)}, {tensor("float", {2, 3, 4}, 0)},

@@ -95,6 +95,22 @@ TEST(Toolchain, AValueDependentInputWithoutValuesIsUnsupported) {
             "a value-dependent input whose values were not recorded");
 }
 
+TEST(Toolchain, AnAttributeTheTemplatesDoNotComputeIsUnsupportedWithItsReason) {
+  Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
+  auto mm = [](Json offset_x) {
+    return test::record("MatMulV2", {test::tensor("float", {4, 5}, 0), test::tensor("float", {5, 3}, 1), nullptr, nullptr},
+                        {test::tensor("float", {4, 3}, 0)},
+                        {test::attr("transpose_x1", 0, "bool", false), test::attr("offset_x", 1, "int", offset_x)});
+  };
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(mm(0)), tc), "");
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(mm(7)), tc),
+            "attr offset_x 7: a quantization offset; the templates compute float matmuls");
+  Json relu = test::record("Relu", {test::tensor("float", {4}, 0)}, {test::tensor("float", {4}, 0)},
+                           {test::attr("negative_slope", 0, "float", 0.1)});
+  EXPECT_EQ(unsupported_reason(opmodel::parse_op_record(relu), tc),
+            "attr negative_slope: not one the Relu template reads");
+}
+
 TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {
   fs::path dir = test::scratch_dir();
   test::write_text(dir / "k.cc", "int x;");

@@ -29,7 +29,10 @@ enum {
   SKB_ERR_NOT_FOUND = 2, /* no static and no dynamic kernel for this call */
   SKB_ERR_INTEGRITY = 3, /* a kernel's bytes do not match the index: refused, never loaded */
   SKB_ERR_LOAD = 4,      /* the library, its index or a kernel could not be read or loaded */
-  SKB_ERR_KERNEL = 5     /* the kernel ran and returned an error */
+  SKB_ERR_KERNEL = 5,    /* the kernel ran and returned an error */
+  SKB_ERR_UNSUPPORTED = 6 /* skb's kernels do not compute what this call asks (an attribute or value
+                             they do not implement, or a layout a dynamic kernel cannot index):
+                             refused, never run by a kernel that would compute something else */
 };
 
 /** Which kernel an skb_op runs. */

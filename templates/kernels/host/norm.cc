@@ -76,8 +76,11 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
     }
     const float var = acc / (float)p.len;
     const float rstd = 1.f / sqrtf(var + p.eps);
+    // gamma holds x's trailing axes from begin_params_axis: of a part of a row (the normalized
+    // axes end with them) or of several rows (they begin before the normalized axes).
+    const int64_t gbase = p.gamma_len > p.len ? (o * p.len) % p.gamma_len : 0;
     for (int64_t j = 0; j < p.len; ++j) {
-      const int64_t gi = j % p.gamma_len;
+      const int64_t gi = p.gamma_len > p.len ? gbase + j : j % p.gamma_len;
       float v = (skb_k::to_float(xr[j]) - mean) * rstd * skb_k::to_float(g[gi]);
       if (SKB_HAS_BETA) v += skb_k::to_float(beta[gi]);
       yr[j] = skb_k::from_float<TY>(v);
