@@ -113,4 +113,45 @@ constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
   return p;
 }
 
+/// A reduction over a set of axes (SoftmaxV2's axes): x's axes in two groups, kept and reduced,
+/// neighbours of one group merged, so that a slice is one index over the kept dims and an element
+/// of it one index over the reduced dims (strides in elements). ok: at least one axis, each one
+/// of x's (negative counted from the end), none twice.
+struct Reduction {
+  int nk, nr;
+  int64_t kd[SKB_MAX_RANK], ks[SKB_MAX_RANK];
+  int64_t rd[SKB_MAX_RANK], rs[SKB_MAX_RANK];
+  int64_t rows, len;
+  bool ok;
+};
+
+constexpr Reduction reduction(Dims x, const int64_t* axes, int n) {
+  Reduction p{0, 0, {}, {}, {}, {}, 1, 1, false};
+  if (!valid(x) || x.rank < 1 || n < 1 || n > x.rank) return p;
+  bool reduced[SKB_MAX_RANK] = {};
+  for (int i = 0; i < n; ++i) {
+    if (axes[i] < -x.rank || axes[i] >= x.rank || reduced[x.axis(axes[i])]) return p;
+    reduced[x.axis(axes[i])] = true;
+  }
+  int64_t stride[SKB_MAX_RANK] = {};
+  int64_t s = 1;
+  for (int i = x.rank; i-- > 0;) {
+    stride[i] = s;
+    s *= x.d[i];
+  }
+  for (int i = 0; i < x.rank; ++i) {
+    int64_t* d = reduced[i] ? p.rd : p.kd;
+    int64_t* st = reduced[i] ? p.rs : p.ks;
+    int& count = reduced[i] ? p.nr : p.nk;
+    if (i > 0 && reduced[i] == reduced[i - 1])
+      d[count - 1] *= x.d[i];
+    else
+      d[count++] = x.d[i];
+    st[count - 1] = stride[i];
+    (reduced[i] ? p.len : p.rows) *= x.d[i];
+  }
+  p.ok = true;
+  return p;
+}
+
 }  // namespace skb_geom

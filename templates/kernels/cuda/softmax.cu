@@ -12,47 +12,9 @@ static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
 static constexpr int kNumAxes = (int)(sizeof kAxes / sizeof kAxes[0]);
 static constexpr skb_cu::Dims kX = SKB_IN_DIMS(0);
 
-static constexpr bool axes_ok() {
-  if (kX.rank < 1 || kNumAxes > kX.rank) return false;
-  bool seen[SKB_MAX_RANK] = {};
-  for (int i = 0; i < kNumAxes; ++i) {
-    if (kAxes[i] < -kX.rank || kAxes[i] >= kX.rank || seen[kX.axis(kAxes[i])]) return false;
-    seen[kX.axis(kAxes[i])] = true;
-  }
-  return true;
-}
-SKB_REQUIRE(axes_ok() && skb_geom::same(kX, SKB_OUT_DIMS(0)));
-
-// x's axes in two groups, neighbours of one group merged: a slice is one index over the kept
-// dims, an element of it one index over the reduced dims.
-struct Params {
-  int nk, nr;
-  int64_t kd[SKB_MAX_RANK], ks[SKB_MAX_RANK], rd[SKB_MAX_RANK], rs[SKB_MAX_RANK];
-  int64_t rows, len;
-};
-static constexpr Params make() {
-  Params p{0, 0, {}, {}, {}, {}, 1, 1};
-  bool reduced[SKB_MAX_RANK] = {};
-  for (int i = 0; i < kNumAxes; ++i) reduced[kX.axis(kAxes[i])] = true;
-  int64_t stride[SKB_MAX_RANK] = {};
-  int64_t s = 1;
-  for (int i = kX.rank; i-- > 0;) {
-    stride[i] = s;
-    s *= kX.d[i];
-  }
-  for (int i = 0; i < kX.rank; ++i) {
-    int64_t* d = reduced[i] ? p.rd : p.kd;
-    int64_t* st = reduced[i] ? p.rs : p.ks;
-    int& count = reduced[i] ? p.nr : p.nk;
-    if (i > 0 && reduced[i] == reduced[i - 1])
-      d[count - 1] *= kX.d[i];
-    else
-      d[count++] = kX.d[i];
-    st[count - 1] = stride[i];
-    (reduced[i] ? p.len : p.rows) *= kX.d[i];
-  }
-  return p;
-}
+typedef skb_geom::Reduction Params;
+static constexpr Params make() { return skb_geom::reduction(kX, kAxes, kNumAxes); }
+SKB_REQUIRE(make().ok && skb_geom::same(kX, SKB_OUT_DIMS(0)));
 static __device__ constexpr Params kP = make();
 
 __device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64_t* s) {

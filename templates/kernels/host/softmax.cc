@@ -7,45 +7,11 @@ enum { SoftmaxV2 };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
-// x's axes in two groups, each with neighbours of the same group merged: a slice (row) is one
-// index over the kept dims, an element of it one index over the reduced dims.
-struct Params {
-  int nk, nr;
-  int64_t kd[SKB_MAX_RANK], ks[SKB_MAX_RANK];  // kept dims: extents and strides (elements)
-  int64_t rd[SKB_MAX_RANK], rs[SKB_MAX_RANK];  // reduced dims
-  int64_t rows, len;
-  bool ok;  // every axis is one of x's, none twice; y has x's shape
-};
-
+typedef skb_geom::Reduction Params;
+// ok also says that y has x's shape.
 static constexpr Params make(skb_k::Dims x, skb_k::Dims y, const int64_t* axes, int n) {
-  Params p{0, 0, {}, {}, {}, {}, 1, 1, false};
-  if (!skb_geom::valid(x) || x.rank < 1 || n < 1 || n > x.rank || !skb_geom::same(x, y)) return p;
-  bool reduced[SKB_MAX_RANK] = {};
-  for (int i = 0; i < n; ++i) {
-    if (axes[i] < -x.rank || axes[i] >= x.rank || reduced[x.axis(axes[i])]) return p;
-    reduced[x.axis(axes[i])] = true;
-  }
-  int64_t stride[SKB_MAX_RANK] = {};
-  int64_t s = 1;
-  for (int i = x.rank; i-- > 0;) {
-    stride[i] = s;
-    s *= x.d[i];
-  }
-  for (int i = 0; i < x.rank; ++i) {
-    bool merge = i > 0 && reduced[i] == reduced[i - 1];
-    int64_t* d = reduced[i] ? p.rd : p.kd;
-    int64_t* st = reduced[i] ? p.rs : p.ks;
-    int& count = reduced[i] ? p.nr : p.nk;
-    if (merge) {
-      d[count - 1] *= x.d[i];
-    } else {
-      d[count] = x.d[i];
-      ++count;
-    }
-    st[count - 1] = stride[i];
-    (reduced[i] ? p.len : p.rows) *= x.d[i];
-  }
-  p.ok = true;
+  Params p = skb_geom::reduction(x, axes, n);
+  p.ok = p.ok && skb_geom::same(x, y);
   return p;
 }
 
