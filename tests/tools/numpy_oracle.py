@@ -120,12 +120,13 @@ def broadcast_record(rng, dt):
 
 
 def matmul_record(rng, dt):
+    y_dt = rng.choice([dt, dt, "float"])  # y's dtype may be wider: computed in float, rounded to y's
     m, k, n = dims(rng, 3, 1, 6)
     ta, tb = rng.random() < 0.5, rng.random() < 0.5
     if rng.random() < 0.5:
         a = [k, m] if ta else [m, k]
         b = [n, k] if tb else [k, n]
-        return record("MatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, dt, [m, n])],
+        return record("MatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, y_dt, [m, n])],
                       [attr("transpose_x1", 0, "bool", ta), attr("transpose_x2", 1, "bool", tb)])
     batch = dims(rng, rng.randint(1, 2), 1, 3)
     ba = [d if rng.random() < 0.7 else 1 for d in batch]
@@ -133,7 +134,7 @@ def matmul_record(rng, dt):
     a = ba + ([k, m] if ta else [m, k])
     b = bb + ([n, k] if tb else [k, n])
     out = list(np.broadcast_shapes(tuple(ba), tuple(bb))) + [m, n]
-    return record("BatchMatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, dt, out)],
+    return record("BatchMatMulV2", [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b), None, None], [tensor("y", 0, y_dt, out)],
                   [attr("adj_x1", 0, "bool", ta), attr("adj_x2", 1, "bool", tb)])
 
 
