@@ -64,7 +64,7 @@ void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), s
 
 }  // namespace
 
-int skb_main(int argc, char** argv, common::Diag& diag) {
+int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run_main prints them*/) {
   CLI::App app("skb: what skb knows about kernels, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
@@ -84,7 +84,6 @@ int skb_main(int argc, char** argv, common::Diag& diag) {
     int rc = app.exit(e);
     return rc == 0 ? kExitSame : kExitUsage;
   }
-  (void)diag;
   for (const auto& p : {a, b}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));

@@ -20,6 +20,16 @@ else
   }
 fi
 make_dump dump --ranks 2 --seqs 4 --hidden 16 --heads 2
+# SoftmaxV2 over several axes, unsorted and negative (the reduction the templates share).
+python3 - "$(ls -d dump/*/*_opcompile | head -1)" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["SKB_SOURCE"], "tests", "tools"))
+from make_dump import attr, record, tensor
+for i, axes in enumerate([[2, 0], [-2, -1]]):
+    r = record("SoftmaxV2", [tensor("x", 0, "float16", [2, 3, 4, 5])], [tensor("y", 0, "float16", [2, 3, 4, 5])],
+               [attr("axes", 0, "list_int", axes)])
+    json.dump(r, open(os.path.join(sys.argv[1], "SoftmaxV2_float16_ND_2_3_4_5_%d.json" % (90 + i)), "w"))
+PY
 
 check_build() {  # out soc-number
   local out=$1 want=$2 n=0
@@ -40,6 +50,8 @@ planned=$(json_get out90/summary.json 'j["planned_total"]')
 for op in Add MatMulV2 BatchMatMulV2 SoftmaxV2 Relu; do
   [ "$(json_get out90/summary.json "j['planned'].get('$op', 0)")" -gt 0 ] || fail "no $op kernel planned"
 done
+expect_eq "$(grep -l '"value":\[2,0\]\|"value":\[-2,-1\]' out90/kernel_meta/SoftmaxV2_*.info | wc -l)" 2 \
+  "multi-axis SoftmaxV2 kernels planned"
 expect_eq "$(ninja_compiles out90)" "$planned" "compiles for sm_90"
 expect_eq "$(check_build out90 90)" "$planned" "kernels checked for sm_90"
 verify_kernels out90/kernel_meta >/dev/null || fail "kernels do not match their records"
