@@ -1,6 +1,7 @@
 # skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
 #                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
-#                        [CACHE <url>] [OUTPUT_VARIABLE <var>])
+#                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>]
+#                        [OUTPUT_VARIABLE <var>])
 #
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
 # static-shape kernel per distinct op call and packages them. The package is
@@ -14,8 +15,11 @@
 # the outer build with skb-generate's errors. CACHE names a kernel store shared with other
 # builds (file:///folder, redis://host:port[/db], http://host/prefix, each with ?mode=ro for a
 # consumer that never writes); without it, SKB_CACHE in the build's environment is used.
+# SIGN_KEY names the private key file that signs what the build stores and the package (its path
+# goes into the build, never the key); TRUSTED_KEYS the trust file whose keys a store entry must
+# be signed by. Without them, SKB_SIGNING_KEY and SKB_TRUSTED_KEYS, else the user's own key.
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -60,6 +64,14 @@ function(skb_add_static_kernels name)
   if(arg_CACHE)
     list(APPEND gen_args --cache "${arg_CACHE}")
   endif()
+  foreach(option SIGN_KEY TRUSTED_KEYS)
+    if(arg_${option})
+      get_filename_component(file "${arg_${option}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      string(TOLOWER "${option}" flag)
+      string(REPLACE "_" "-" flag "${flag}")
+      list(APPEND gen_args "--${flag}" "${file}")
+    endif()
+  endforeach()
   set(jobs "${arg_JOBS}")
   if(NOT jobs)
     cmake_host_system_information(RESULT jobs QUERY NUMBER_OF_LOGICAL_CORES)

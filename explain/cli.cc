@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/version.h"
 #include "explain/build_explain.h"
+#include "explain/key_command.h"
 #include "explain/record_explain.h"
 
 namespace skb::explain {
@@ -65,10 +66,10 @@ void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), s
 }  // namespace
 
 int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run_main prints them*/) {
-  CLI::App app("skb: what skb knows about kernels, for people and CI.");
+  CLI::App app("skb: what skb knows about kernels, and the keys that sign them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
-  app.footer("Run `skb explain --help` for a command's own help.");
+  app.footer("Run `skb explain --help` or `skb key --help` for a command's own help.");
 
   CLI::App* explain = app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
   explain->footer(kExplainHelp);
@@ -78,12 +79,16 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   explain->add_option("B", b, "Another of the same kind (a build folder may meet a store entry)")->required();
   explain->add_flag("--json", json, "Print one JSON document instead of text (for CI)");
 
+  KeyCommand key;
+  add_key_command(app, key);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitSame : kExitUsage;
   }
+  if (key.app->parsed()) return run_key_command(key);
   for (const auto& p : {a, b}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));

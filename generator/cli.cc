@@ -34,12 +34,17 @@ Outputs in OUT:
 Kernel store (--cache URL, or SKB_CACHE): before compiling a kernel, the build looks it up
 by name in a store shared by build folders, machines and people, and stores what it compiles:
   file:///folder                     a local or mounted (NFS) folder; --cache-max-size caps it
-  redis://[:password@]host[:port][/db]
+  redis://[user@]host[:port][/db]   (password: SKB_REDIS_PASSWORD)
   http(s)://host[:port]/prefix       GET and PUT, as nginx WebDAV or bazel-remote serve them
+                                     (credentials: ~/.netrc, or the netrc file SKB_NETRC names)
   ...?mode=ro                        take from the store, never write (as --cache-read-only)
   ...?timeout=<seconds>              bound of one store operation (default 5; connecting: 2)
-An entry is used only when its build record proves it is this kernel: the binary's sha256, the
-toolchain identity, the entry symbol and any compiler sidecar. A damaged, truncated or foreign
+An entry is used only when a trusted key signed it (--trusted-keys FILE or SKB_TRUSTED_KEYS;
+without one, the user's own key, ~/.config/skb/signing-key, made on first use, and the keys of
+~/.config/skb/trusted-keys), and its build record proves it is this kernel: the binary's sha256,
+the toolchain identity, the entry symbol and any compiler sidecar. What the build stores is
+signed by --sign-key FILE (SKB_SIGNING_KEY), else by the user's own key. An unsigned or
+untrusted entry is counted (untrusted), named, and compiled locally. A damaged, truncated or foreign
 entry, or a store that is down, slow or full, costs a warning and a local compile, never the
 build. The build's last line says the store's hits, misses, uploads, corrupt entries and errors.
 
@@ -91,6 +96,12 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--cache-max-size", o.cache_max_size,
                  "Cap of a file:// store, e.g. 500M or 20G; least recently used entries go first")
       ->transform(CLI::AsSizeValue(false));
+  app.add_option("--sign-key", o.sign_key,
+                 "Private key that signs what the build stores and the package it makes (skb key new)")
+      ->envname("SKB_SIGNING_KEY");
+  app.add_option("--trusted-keys", o.trusted_keys,
+                 "Trust file: a store entry is used only when one of its keys signed it")
+      ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
 
   CompileStep step;

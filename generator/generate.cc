@@ -68,8 +68,16 @@ std::optional<common::Json> write_cache_config(const fs::path& out, const Option
     fs::remove(dir / "stats.json", ec);
     return std::nullopt;
   }
-  cache::Settings settings{cache::curl_module().parse_location(o.cache), o.cache_max_size};  // a bad URL fails here
+  cache::Settings settings;
+  settings.where = cache::curl_module().parse_location(o.cache);  // a bad URL fails here
+  settings.max_size = o.cache_max_size;
   if (o.cache_read_only) settings.where.read_only = true;
+  if (!o.sign_key.empty()) settings.signing_key = fs::absolute(o.sign_key).lexically_normal().string();
+  if (!o.trusted_keys.empty()) settings.trusted_keys = fs::absolute(o.trusted_keys).lexically_normal().string();
+  // A bad key or trust file fails here, once, not in every compile step; the user's own key is
+  // made now when it is the one in use.
+  cache::trusted_keys_of(settings);
+  if (!settings.where.read_only) cache::signer_of(settings);
   common::ensure_real_dir(dir);
   common::write_if_changed(dir / "config.json", cache::settings_json(settings), common::Sync::kAtomic);
   auto stats = common::read_file_if_exists(dir / "stats.json", 1 << 16);
@@ -148,6 +156,9 @@ std::vector<std::string> regenerate_args(const Options& o) {
     args.insert(args.end(), {"--cache", o.cache});
   if (o.cache_read_only) args.push_back("--cache-read-only");
   if (o.cache_max_size) args.insert(args.end(), {"--cache-max-size", std::to_string(o.cache_max_size)});
+  if (!o.sign_key.empty()) args.insert(args.end(), {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
+  if (!o.trusted_keys.empty())
+    args.insert(args.end(), {"--trusted-keys", fs::absolute(o.trusted_keys).lexically_normal().string()});
   args.push_back("--quiet");
   return args;
 }
@@ -208,6 +219,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       in.package_args.insert(in.package_args.end(),
                              {"--output", fs::absolute(o.package_dir).lexically_normal().string()});
     if (!o.package_name.empty()) in.package_args.insert(in.package_args.end(), {"--name", o.package_name});
+    // The key's path, never the key: the packaging step reads it.
+    if (!o.sign_key.empty())
+      in.package_args.insert(in.package_args.end(),
+                             {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
   }
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());

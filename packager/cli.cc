@@ -43,8 +43,13 @@ checked against the sha256 of its build record before it is packed.
 
 Install it by running it: `./static_kernel_<...>.run` (see its --help for where it installs).
 
+Signing: --sign-key FILE (or SKB_SIGNING_KEY; `skb key new` makes one) signs the package over its
+header, which pins the SHA-256 of its installer and payload, whose manifest pins every file's.
+Where a trust policy applies, the package installs only when one of its keys signed it (see the
+package's --help). The key file is read, never copied into the build, a log or the package.
+
 Environment: SKB_TOOLCHAIN, the toolchain when no --toolchain is given (a profile name or path;
-default host); SOURCE_DATE_EPOCH.
+default host); SKB_SIGNING_KEY, SKB_TRUSTED_KEYS, SKB_CACHE; SOURCE_DATE_EPOCH.
 
 Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 )";
@@ -52,7 +57,8 @@ Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
 // What the whole job (-p) is asked for.
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
-  std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size;
+  std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size,
+      sign_key, trusted_keys;
   unsigned jobs = 0;
   bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
        cache_read_only = false;
@@ -91,6 +97,8 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (!job.cache.empty()) gen.insert(gen.end(), {"--cache", job.cache});
   if (job.cache_read_only) gen.push_back("--cache-read-only");
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
+  if (!job.sign_key.empty()) gen.insert(gen.end(), {"--sign-key", job.sign_key});
+  if (!job.trusted_keys.empty()) gen.insert(gen.end(), {"--trusted-keys", job.trusted_keys});
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");
@@ -154,6 +162,12 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--cache", job.cache, "Whole job: kernel store URL, as for skb-generate (default: $SKB_CACHE)");
   app.add_flag("--cache-read-only", job.cache_read_only, "Whole job: take kernels from the store, never write");
   app.add_option("--cache-max-size", job.cache_max_size, "Whole job: cap of a file:// store, e.g. 20G");
+  app.add_option("--sign-key", job.sign_key,
+                 "Private key that signs the package (and, in the whole job, what the build stores)")
+      ->envname("SKB_SIGNING_KEY");
+  app.add_option("--trusted-keys", job.trusted_keys,
+                 "Whole job: trust file whose keys a kernel store entry must be signed by")
+      ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
   app.add_flag("--cann-output", job.cann_output, "Internal (op_compiler): print CANN's success line")->group("");
   app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");
@@ -191,9 +205,11 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.records_from = records_from;
   o.stamp = stamp;
   o.name = name;
+  o.sign_key = job.sign_key;
   PackageResult r = make_package(o);
-  out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {})", r.unchanged ? "unchanged" : "wrote",
-                            r.run.string(), r.kernels, r.size, r.sha256));
+  out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {}, {})", r.unchanged ? "unchanged" : "wrote",
+                            r.run.string(), r.kernels, r.size, r.sha256,
+                            r.signer.empty() ? "unsigned" : "signed by " + r.signer));
   if (stamp.empty()) std::printf("%s\n", r.run.c_str());
   return 0;
 }

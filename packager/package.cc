@@ -22,6 +22,8 @@
 #include "packager/collect.h"
 #include "packager/manifest.h"
 #include "packager/stub.h"
+#include "trust/key.h"
+#include "trust/signature.h"
 
 namespace skb::packager {
 namespace fs = std::filesystem;
@@ -164,10 +166,17 @@ PackageResult make_package(const PackageOptions& o) {
   si.installer_sha256 = common::sha256_file(installer);
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);
+  std::optional<trust::SigningKey> key;
+  if (!o.sign_key.empty()) key = trust::read_signing_key(o.sign_key);
+  si.signature_size = key ? trust::signature_line_size(key->name()) : 0;
   std::string stub = make_stub(si);
+  std::string signature =
+      key ? trust::signature_line(*key, package_signed_message(std::string_view(stub).substr(0, stub.size() - kStubHashLine)))
+          : "";
 
   PackageResult r;
   r.package = c.manifest.package;
+  if (key) r.signer = key->name();
   r.kernels = c.manifest.kernels.size();
   r.run = fs::absolute(out_dir / (r.package + ".run")).lexically_normal();
   TempFile run_tmp{out_dir / fmt::format(".{}.run.tmp.{}", r.package, ::getpid())};
@@ -175,7 +184,8 @@ PackageResult make_package(const PackageOptions& o) {
     int fd = ::open(run_tmp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
     if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", run_tmp.path.string(), std::strerror(errno)));
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(::fdopen(fd, "wb"), &std::fclose);
-    if (std::fwrite(stub.data(), 1, stub.size(), out.get()) != stub.size())
+    if (std::fwrite(stub.data(), 1, stub.size(), out.get()) != stub.size() ||
+        std::fwrite(signature.data(), 1, signature.size(), out.get()) != signature.size())
       throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));
     append_file(out.get(), installer, run_tmp.path);
     append_file(out.get(), payload.path, run_tmp.path);

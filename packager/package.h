@@ -19,6 +19,7 @@ struct PackageOptions {
   std::string name;                    // the package's name; empty: package_name(epoch, digest)
   Compression compression = Compression::kGzip;
   bool force = false;
+  std::filesystem::path sign_key;      // optional: the private key that signs the package
 };
 
 struct PackageResult {
@@ -28,6 +29,7 @@ struct PackageResult {
   std::uint64_t size = 0;
   std::size_t kernels = 0;
   bool unchanged = false;  // an identical package of that name was already there
+  std::string signer;      // the signing key's name; empty: unsigned
 };
 
 /// The time packages are named and dated with: SOURCE_DATE_EPOCH when set (an integer of

@@ -10,13 +10,15 @@ namespace {
 
 // {0} package {1} soc {2} kernels {3} skb version {4} header length {5} installer offset
 // {6} installer size {7} installer sha256 {8} payload offset {9} payload size {10} payload sha256
+// {11} signature size
 constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
 # Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: the
 # installer here, against the hash below; then, by the installer and before anything else, this
-# header (its hash is on the line after its last line) and the payload, all found at the exact
-# byte offsets below. Commands write to files, never through `$(...)` or a pipe, so that the
+# header (its hash is on the line after its last line), its signature (the line after that, when
+# the package is signed: checked against the trust policy where it installs) and the payload,
+# all found at the exact byte offsets below. Commands write to files, never through `$(...)` or a pipe, so that the
 # shell starts each one without copying itself: the LOCAL_WORLD_SIZE copies of this script that
 # the ranks of a node start at once spend most of their time starting programs.
 set -eu
@@ -29,6 +31,7 @@ skb_installer_sha256={7}
 skb_payload_offset={8}
 skb_payload_size={9}
 skb_payload_sha256={10}
+skb_signature_size={11}
 
 skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
@@ -94,7 +97,7 @@ done
 # after, so they win.
 GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_file" --work-file="$skb_file" --run-file="$skb_self" --header-len="$skb_header_len" \
   --package-name="$skb_package" --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
-  --payload-sha256="$skb_payload_sha256" -- "$@"
+  --payload-sha256="$skb_payload_sha256" --signature-size="$skb_signature_size" -- "$@"
 )STUB";
 
 }  // namespace
@@ -105,10 +108,11 @@ std::string make_stub(const StubInput& in) {
   // The offsets depend on the header's length, which depends on the offsets' digits: iterate
   // until stable (two or three rounds).
   for (int round = 0; round < 8; ++round) {
-    std::uint64_t installer_offset = header_len + kStubHashLine;
+    std::uint64_t installer_offset = header_len + kStubHashLine + in.signature_size;
     std::uint64_t payload_offset = installer_offset + in.installer_size;
     text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
-                       in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256);
+                       in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256,
+                       in.signature_size);
     if (text.size() == header_len) break;
     header_len = text.size();
   }

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace skb::packager {
 
@@ -14,15 +15,24 @@ struct StubInput {
   std::uint64_t payload_size = 0;
   std::string payload_sha256;
   std::uint64_t kernels = 0;
+  std::uint64_t signature_size = 0;  // bytes of the signature line after the header's hash line; 0: unsigned
 };
 
 /// The line after the stub: the stub's SHA-256 in hex and a newline.
 constexpr std::uint64_t kStubHashLine = 65;
 
+/// What a package's signature signs: a label, then the header (the stub, without its hash line),
+/// which gives the exact offsets, sizes and SHA-256 of the installer and of the payload, whose
+/// manifest pins every file's SHA-256: so a signature covers every byte of the package.
+inline std::string package_signed_message(std::string_view header) {
+  return "skb-package-v1\n" + std::string(header);
+}
+
 /// The stub: a POSIX sh script that copies the installer to the first folder with room that
 /// lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, and runs it on the payload;
 /// the installer then checks the stub (installer::verify_run_file) and the payload. It ends with
-/// a line holding the SHA-256 of the bytes before it; the installer follows right after.
+/// a line holding the SHA-256 of the bytes before it; then the signature line (signature_size
+/// bytes, none when unsigned); the installer follows right after.
 std::string make_stub(const StubInput& in);
 
 }  // namespace skb::packager

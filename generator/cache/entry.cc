@@ -15,6 +15,7 @@ constexpr const char* kRecord = "build.json";
 constexpr const char* kBinary = "kernel";
 constexpr const char* kSidecar = "sidecar.json";
 constexpr const char* kKey = "key.json";
+constexpr const char* kSignature = "signature";
 constexpr std::size_t kMaxMember = std::size_t(1) << 30;
 
 struct WriteDeleter {
@@ -56,6 +57,7 @@ std::string pack_entry(const EntryFiles& files) {
   add(a.get(), kBinary, files.binary, files.binary_mode);
   if (files.sidecar) add(a.get(), kSidecar, *files.sidecar);
   if (files.key) add(a.get(), kKey, *files.key);
+  if (files.signature) add(a.get(), kSignature, *files.signature);
   if (archive_write_close(a.get()) != ARCHIVE_OK) throw std::runtime_error("libarchive: " + why(a.get()));
   return out;
 }
@@ -73,7 +75,7 @@ EntryFiles unpack_entry(const std::string& object) {
   int rc;
   while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
     std::string name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "";
-    if (name != kRecord && name != kBinary && name != kSidecar && name != kKey)
+    if (name != kRecord && name != kBinary && name != kSidecar && name != kKey && name != kSignature)
       throw BadEntry(fmt::format("unknown member '{}'", name));
     if (archive_entry_filetype(e) != AE_IFREG || archive_entry_size(e) < 0 ||
         static_cast<std::uint64_t>(archive_entry_size(e)) > kMaxMember)
@@ -94,6 +96,7 @@ EntryFiles unpack_entry(const std::string& object) {
   files.binary_mode = binary_mode;
   if (members.count(kSidecar)) files.sidecar = members[kSidecar];
   if (members.count(kKey)) files.key = members[kKey];
+  if (members.count(kSignature)) files.signature = members[kSignature];
   return files;
 }
 

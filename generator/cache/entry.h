@@ -15,6 +15,9 @@ struct EntryFiles {
   /// What named the kernel, for `skb explain`: {"signature": its canonical signature, "factors":
   /// the key.json of the build that made it}. Never used to build or install anything.
   std::optional<std::string> key = std::nullopt;
+  /// The signature of the builder that stored it (trust/signature.h) over entry_message(): checked
+  /// before anything else of the entry is used.
+  std::optional<std::string> signature = std::nullopt;
 };
 
 /// An entry that is not a whole, well-formed entry (truncated, damaged, a member missing,
@@ -24,7 +27,7 @@ class BadEntry : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One object of the files: a zstd-compressed tar of build.json, kernel, sidecar.json and key.json, with
+/// One object of the files: a zstd-compressed tar of build.json, kernel, sidecar.json, key.json and signature, with
 /// fixed owners and times, so the same files make the same bytes.
 std::string pack_entry(const EntryFiles& files);
 

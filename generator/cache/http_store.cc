@@ -5,6 +5,7 @@
 #include <curl/curl.h>
 
 #include <fmt/format.h>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -88,10 +89,11 @@ class HttpStore : public Store {
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(where_.timeout_ms));
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_);
-    if (!where_.user.empty() || !where_.password.empty()) {
-      curl_easy_setopt(c, CURLOPT_USERNAME, where_.user.c_str());
-      curl_easy_setopt(c, CURLOPT_PASSWORD, where_.password.c_str());
-    }
+    // Credentials come from a netrc file (SKB_NETRC, else ~/.netrc), never from the URL, which
+    // the build records.
+    curl_easy_setopt(c, CURLOPT_NETRC, static_cast<long>(CURL_NETRC_OPTIONAL));
+    if (const char* netrc = std::getenv("SKB_NETRC"); netrc && *netrc) curl_easy_setopt(c, CURLOPT_NETRC_FILE, netrc);
+    if (!where_.user.empty()) curl_easy_setopt(c, CURLOPT_USERNAME, where_.user.c_str());
     error_[0] = '\0';
   }
 

@@ -9,7 +9,10 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "generator/cache/entry_signature.h"
 #include "generator/cache/module.h"
+#include "trust/signature.h"
+#include "trust/user_keys.h"
 
 namespace skb::generator::cache {
 namespace fs = std::filesystem;
@@ -52,11 +55,12 @@ std::string settings_json(const Settings& s) {
                {"port", l.port},
                {"path", l.path},
                {"user", l.user},
-               {"password", l.password},
                {"read_only", l.read_only},
                {"timeout_ms", l.timeout_ms},
                {"connect_timeout_ms", l.connect_timeout_ms},
-               {"max_size", s.max_size}})
+               {"max_size", s.max_size},
+               {"signing_key", s.signing_key},
+               {"trusted_keys", s.trusted_keys}})
              .dump(2) +
          "\n";
 }
@@ -73,11 +77,12 @@ Settings parse_settings(const fs::path& file, const std::string& text) {
     l.port = j.at("port").get<int>();
     l.path = j.at("path").get<std::string>();
     l.user = j.at("user").get<std::string>();
-    l.password = j.at("password").get<std::string>();
     l.read_only = j.at("read_only").get<bool>();
     l.timeout_ms = j.at("timeout_ms").get<unsigned>();
     l.connect_timeout_ms = j.at("connect_timeout_ms").get<unsigned>();
     s.max_size = j.at("max_size").get<std::uint64_t>();
+    s.signing_key = j.at("signing_key").get<std::string>();
+    s.trusted_keys = j.at("trusted_keys").get<std::string>();
   } catch (const Json::exception& e) {
     throw common::Error(fmt::format("{}: {} (rerun skb-generate)", file.string(), e.what()));
   } catch (const common::FieldError& e) {
@@ -86,9 +91,23 @@ Settings parse_settings(const fs::path& file, const std::string& text) {
   return s;
 }
 
+trust::SigningKey signer_of(const Settings& s) {
+  return s.signing_key.empty() ? trust::own_signing_key() : trust::read_signing_key(s.signing_key);
+}
+
+trust::TrustedKeys trusted_keys_of(const Settings& s) {
+  if (!s.trusted_keys.empty()) return trust::read_trusted_keys(s.trusted_keys);
+  if (s.signing_key.empty()) return trust::own_trusted_keys();
+  // A builder trusts the key it signs with, and the user's own trust file.
+  trust::TrustedKeys keys = trust::own_trusted_keys(false);
+  keys.add(trust::read_signing_key(s.signing_key).public_key());
+  keys.source = s.signing_key + (keys.keys.size() > 1 ? " and " + keys.source : "");
+  return keys;
+}
+
 Json Stats::json() const {
-  return {{"hits", hits},     {"misses", misses},         {"uploads", uploads},  {"corrupt", corrupt},
-          {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up}};
+  return {{"hits", hits},         {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
+          {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up}};
 }
 
 void Stats::add(const Json& j) {
@@ -96,6 +115,7 @@ void Stats::add(const Json& j) {
                               {"misses", &misses},
                               {"uploads", &uploads},
                               {"corrupt", &corrupt},
+                              {"untrusted", &untrusted},
                               {"errors", &errors},
                               {"bytes_down", &bytes_down},
                               {"bytes_up", &bytes_up}})
@@ -106,14 +126,14 @@ std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common
   auto text = common::read_file_if_exists(dir / kConfig, 1 << 16);
   if (!text) return nullptr;
   Settings s = parse_settings(dir / kConfig, *text);
-  return std::unique_ptr<KernelCache>(new KernelCache(dir, std::move(s.where), s.max_size, diag));
+  return std::unique_ptr<KernelCache>(new KernelCache(dir, std::move(s), diag));
 }
 
-KernelCache::KernelCache(fs::path dir, Location where, std::uint64_t max_size, const common::Diag& diag)
-    : dir_(std::move(dir)), where_(std::move(where)), max_size_(max_size), diag_(diag) {
+KernelCache::KernelCache(fs::path dir, Settings settings, const common::Diag& diag)
+    : dir_(std::move(dir)), settings_(std::move(settings)), diag_(diag) {
   if (recently_down(dir_ / kDown)) return;  // another step found it down a moment ago
   try {
-    store_ = open_store(where_, max_size_);
+    store_ = open_store(where_, settings_.max_size);
   } catch (const StoreError& e) {
     failed(e.what(), kCompiling);
   }
@@ -157,9 +177,20 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
   EntryFiles files;
   try {
     files = store_module().unpack_entry(*object);
-    why = check(files);
   } catch (const BadEntry& e) {
     why = e.what();
+  }
+  if (why.empty()) {
+    const trust::TrustedKeys* keys = trusted();
+    if (!keys) return std::nullopt;
+    trust::SignatureCheck signed_by = trust::check_signature(*keys, entry_message(name, files), files.signature);
+    if (!signed_by.trusted()) {
+      ++stats_.untrusted;
+      diag_.warning(fmt::format("kernel store {}: the entry of {} is not used: {} (trusted keys: {}); compiling locally",
+                                where_.display, name, signed_by.describe(), keys->source));
+      return std::nullopt;
+    }
+    why = check(files);
   }
   if (!why.empty()) {
     ++stats_.corrupt;
@@ -172,11 +203,25 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
   return files;
 }
 
+const trust::TrustedKeys* KernelCache::trusted() {
+  if (!trusted_) {
+    try {
+      trusted_ = trusted_keys_of(settings_);
+    } catch (const common::Error& e) {
+      failed(e.what(), kCompiling);
+      return nullptr;
+    }
+  }
+  return &*trusted_;
+}
+
 void KernelCache::store(const std::string& name, const EntryFiles& files) {
   if (!store_ || where_.read_only) return;
   std::string object;
   try {
-    object = store_module().pack_entry(files);
+    EntryFiles signed_files = files;
+    signed_files.signature = trust::signature_line(signer_of(settings_), entry_message(name, files));
+    object = store_module().pack_entry(signed_files);
     store_->put(key_of(name), object);
   } catch (const std::exception& e) {  // StoreError, or libarchive out of memory
     failed(e.what(), "the kernel is built here but not stored");
@@ -210,8 +255,8 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   }
   std::error_code ec;
   fs::remove(dir / kLog, ec);
-  diag.note(fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} errors; {} down, {} up",
-                        total.hits, total.misses, total.uploads, total.corrupt, total.errors,
+  diag.note(fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
+                        total.hits, total.misses, total.uploads, total.corrupt, total.untrusted, total.errors,
                         bytes_text(total.bytes_down), bytes_text(total.bytes_up)));
   return 0;
 }

@@ -10,6 +10,8 @@
 #include "common/json_input.h"
 #include "generator/cache/entry.h"
 #include "generator/cache/store.h"
+#include "trust/key.h"
+#include "trust/trusted_keys.h"
 
 namespace skb::generator::cache {
 
@@ -20,19 +22,29 @@ inline constexpr const char* kCacheDir = "cache";
 
 /// How a build uses its store, as the generator records it in cache/config.json: the URL parsed
 /// once (a compile step of a file or redis store then needs no URL parser, nor libcurl).
+/// No secret is ever in it: a store's password comes from the environment or a netrc file when
+/// the step connects, and the signing key is named by its path.
 struct Settings {
   Location where;
   std::uint64_t max_size = 0;  // of a file store; 0: unbounded
+  std::string signing_key;     // the private key file that signs uploads; "": the user's own key
+  std::string trusted_keys;    // the trust file an entry's signer must be in; "": the user's own keys
 };
 std::string settings_json(const Settings& s);
 /// The settings of a config.json; throws Error naming the file and the field.
 Settings parse_settings(const std::filesystem::path& file, const std::string& text);
 
+/// The key that signs what a build stores, and the keys an entry must be signed by to be used
+/// (trust/user_keys.h when the settings name none). Throw common::Error naming the file.
+trust::SigningKey signer_of(const Settings& s);
+trust::TrustedKeys trusted_keys_of(const Settings& s);
 /// What the compile steps of one build did with the store. hits + misses = kernels looked up;
-/// corrupt entries (damaged, truncated, of other files or another toolchain) and lookups that
-/// failed are misses too; errors counts every store operation that failed.
+/// corrupt entries (damaged, truncated, of other files or another toolchain), untrusted entries
+/// (unsigned, or not signed by a trusted key) and lookups that failed are misses too; errors
+/// counts every store operation that failed.
 struct Stats {
-  std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, errors = 0, bytes_down = 0, bytes_up = 0;
+  std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0,
+                bytes_up = 0;
   common::Json json() const;
   void add(const common::Json& j);
 };
@@ -45,20 +57,23 @@ class KernelCache {
   static std::unique_ptr<KernelCache> open(const std::filesystem::path& cache_dir, const common::Diag& diag);
   ~KernelCache();
 
-  /// The stored files of a kernel, when there are and check accepts them (check returns "" or
-  /// why not: then the entry is reported, counted corrupt, and not used).
+  /// The stored files of a kernel, when there are, a trusted key signed them, and check accepts
+  /// them (check returns "" or why not). An entry that is not used is reported, counted
+  /// (untrusted or corrupt) and never written anywhere.
   std::optional<EntryFiles> fetch(const std::string& name, const std::function<std::string(const EntryFiles&)>& check);
-  /// Stores a kernel's files (not when read-only, or after a failure of the store).
+  /// Signs and stores a kernel's files (not when read-only, or after a failure of the store).
   void store(const std::string& name, const EntryFiles& files);
 
  private:
-  KernelCache(std::filesystem::path dir, Location where, std::uint64_t max_size, const common::Diag& diag);
+  KernelCache(std::filesystem::path dir, Settings settings, const common::Diag& diag);
   void failed(const std::string& what, const char* consequence);
+  const trust::TrustedKeys* trusted();  // loaded at the first entry; nullptr when that failed
 
   std::filesystem::path dir_;
-  Location where_;
-  std::uint64_t max_size_;
+  Settings settings_;
+  Location& where_ = settings_.where;
   const common::Diag& diag_;
+  std::optional<trust::TrustedKeys> trusted_;
   std::unique_ptr<Store> store_;  // null once the store failed
   Stats stats_;
 };

@@ -81,7 +81,10 @@ Location parse_location(const std::string& url) {
   l.host = part(u.get(), CURLUPART_HOST);
   l.path = part(u.get(), CURLUPART_PATH, CURLU_URLDECODE);
   l.user = part(u.get(), CURLUPART_USER, CURLU_URLDECODE);
-  l.password = part(u.get(), CURLUPART_PASSWORD, CURLU_URLDECODE);
+  if (!part(u.get(), CURLUPART_PASSWORD).empty())
+    throw Error(fmt::format(
+        "--cache: a password in the URL would be written into the build's files; give it in the environment "
+        "(redis: SKB_REDIS_PASSWORD) or a netrc file (http: ~/.netrc or SKB_NETRC), and the URL without it"));
   std::string port = part(u.get(), CURLUPART_PORT);
   if (!port.empty()) std::from_chars(port.data(), port.data() + port.size(), l.port);
   if (l.scheme == "file") {
@@ -100,7 +103,6 @@ Location parse_location(const std::string& url) {
   } else {
     throw Error(fmt::format("--cache {}: {}", url, kExpected));
   }
-  curl_url_set(u.get(), CURLUPART_PASSWORD, nullptr, 0);
   l.display = part(u.get(), CURLUPART_URL);
   if (l.scheme == "file") l.display = "file://" + l.path;
   return l;

@@ -3,6 +3,7 @@
 #include <hiredis/hiredis.h>
 
 #include <fmt/format.h>
+#include <cstdlib>
 #include <memory>
 
 #include "generator/cache/store.h"
@@ -64,6 +65,8 @@ class RedisStore : public Store {
     if (redisSetTimeout(c.get(), to_timeval(where_.timeout_ms)) != REDIS_OK)
       throw StoreError(fmt::format("cannot set a timeout: {}", c->errstr));
     c_ = std::move(c);
+    // The password is never in the URL (which the build records): the environment gives it.
+    if (const char* p = std::getenv("SKB_REDIS_PASSWORD"); p && *p) where_.password = p;
     if (!where_.password.empty()) {
       if (where_.user.empty()) {
         command("AUTH", [&](redisContext* ctx) {

@@ -20,7 +20,8 @@ struct Location {
   std::string host;
   int port = 0;
   std::string path;  // file: the folder; redis: "" or "/<db>"; http: the prefix
-  std::string user, password;
+  std::string user;
+  std::string password;  // never from the URL: SKB_REDIS_PASSWORD, read when a step connects
   std::string url;             // as given, for the build's configuration
   std::string display;         // as shown to people: without the password
   bool read_only = false;      // ?mode=ro
@@ -28,7 +29,7 @@ struct Location {
   unsigned connect_timeout_ms = 2000;
 };
 
-/// Parses file:///path, redis://[:password@]host[:port][/db] or http(s)://host[:port]/prefix,
+/// Parses file:///path, redis://[user@]host[:port][/db] or http(s)://host[:port]/prefix,
 /// each with optional ?mode=ro|rw and ?timeout=<seconds>. Throws common::Error naming what is
 /// wrong.
 Location parse_location(const std::string& url);

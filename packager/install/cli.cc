@@ -11,6 +11,7 @@
 #include "common/version.h"
 #include "packager/install/library.h"
 #include "packager/install/payload_reader.h"
+#include "packager/install/trust_policy.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;
@@ -31,16 +32,28 @@ Many processes (e.g. the LOCAL_WORLD_SIZE ranks of a node) may run it at once: e
 holds static_kernel/.ai_core.lock, so the package is installed once and readers never see a
 half-written index. An interrupted install or uninstall is finished or undone by the next run.
 
+Trust: a package may be signed (skb-package --sign-key). A trust policy says which keys a
+package must be signed by to install here: --trusted-keys FILE, else SKB_TRUSTED_KEYS, else the
+file an administrator places at static_kernel/trusted-keys, beside ai_core/ (one public key a
+line, `name:base64`, as `skb key public` prints it). Under a policy an unsigned package, or one
+signed by another key, is refused before anything is written (exit 4), and so is one changed
+after signing. Without a policy it installs as before, and says who signed it, if anyone.
+--info and --check print the signer and whether the policy trusts it. This script checks
+itself: to check a package before running any of its code, use `skb verify FILE.run`.
+
 Environment: TMPDIR (where the installer is unpacked; /tmp mounted noexec is fine),
-SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, SKB_LOCK_TIMEOUT (seconds, default 300).
+SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, SKB_TRUSTED_KEYS, SKB_LOCK_TIMEOUT (seconds,
+default 300).
 
 Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
-3 the package failed verification (nothing was written).
+3 the package failed verification (nothing was written), 4 the trust policy refused the
+package (nothing was written).
 )";
 
 struct Args {
   std::string run_file, package_name, payload_sha256, work_file;
-  std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0;
+  std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0, signature_size = 0;
+  std::string trusted_keys;
   bool info = false, list = false, check = false, install = false, uninstall = false, uninstall_all = false;
   bool upgrade = false, force = false, quiet = false;
   std::string extract, install_path, package, library;
@@ -104,26 +117,34 @@ int run(const Args& a, const common::Diag& diag) {
                           removed ? "from" : "in", lib.root().string()));
     return kExitOk;
   }
+  std::optional<trust::TrustedKeys> policy = trust_policy(a.trusted_keys, root);
+  trust::SignatureCheck signature =
+      check_package_signature(fd, a.header_len, a.signature_size, policy ? *policy : trust::TrustedKeys{});
+  std::string signed_by = describe_signature(signature, policy);
   if (a.info || a.list) {
     verify_payload_hash(src);
     packager::Manifest m = read_manifest(src).manifest;
     if (a.info) {
       std::printf(
           "package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"
-          "toolchain:   %s (%s)\nmade by:     skb %s\n",
+          "toolchain:   %s (%s)\nmade by:     skb %s\nsignature:   %s\n",
           m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
           static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
-          m.skb_version.c_str());
+          m.skb_version.c_str(), signed_by.c_str());
     }
     if (a.list)
       for (const auto& k : m.kernels)
         std::printf("%s\t%s\t%s\t%s\n", k.op_type.c_str(), k.variant.c_str(), k.name.c_str(), k.bin.c_str());
     return kExitOk;
   }
+  // Past here something is checked or written for use: the policy decides first.
+  if (policy && !signature.trusted())
+    throw UntrustedError(fmt::format("{} is {}", a.package_name, signed_by));
   if (a.check) {
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
-    std::printf("%s: OK (header, installer, payload and %zu files verified)\n", m.package.c_str(), m.files.size());
+    std::printf("%s: OK (header, installer, payload and %zu files verified; %s)\n", m.package.c_str(),
+                m.files.size(), signed_by.c_str());
     return kExitOk;
   }
   if (!a.extract.empty()) {
@@ -143,6 +164,7 @@ int run(const Args& a, const common::Diag& diag) {
     diag.note(fmt::format("extracted {} into {}", a.package_name, dest.string()));
     return kExitOk;
   }
+  if (!policy) diag.warning(fmt::format("{} is {}", a.package_name, signed_by));
   Library lib(root, diag);
   bool installed = lib.install(src, lo);
   diag.note(installed ? fmt::format("installed {} into {}", a.package_name, lib.root().string())
@@ -168,6 +190,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--library", a.library)->group("");  // uninstall.sh: the ai_core folder it is in
   app.add_option("--work-file", a.work_file)->group("");
   app.add_option("--header-len", a.header_len)->group("");
+  app.add_option("--signature-size", a.signature_size)->group("");
   std::vector<std::string> user;
   app.add_option("user", user)->group("");
   try {
@@ -195,6 +218,8 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
       ->group(a.package_name.empty() ? "Options" : "");
   opts.add_flag("--upgrade", a.upgrade, "Replace an installed package of the same name and other contents");
   opts.add_flag("--force", a.force, "Reinstall even when the same package is installed");
+  opts.add_option("--trusted-keys", a.trusted_keys, "Trust policy: install only what one of these keys signed")
+      ->type_name("FILE");
   opts.add_flag("-q,--quiet", a.quiet, "Print errors only");
   opts.add_option("--lock-timeout", a.lock_timeout, "Seconds to wait for the library's lock")->capture_default_str();
   if (!a.package.empty()) a.uninstall = true;
@@ -215,6 +240,9 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   } catch (const VerifyError& e) {
     out.error(std::string(e.what()) + "; nothing was written");
     return kExitCorrupt;
+  } catch (const UntrustedError& e) {
+    out.error(std::string(e.what()) + "; nothing was written");
+    return kExitUntrusted;
   } catch (const common::Error& e) {
     out.error(e.what());
     return kExitError;

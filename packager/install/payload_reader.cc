@@ -168,17 +168,6 @@ void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
   sink.finish();
 }
 
-// Fills buf[0, n) from fd at offset, across short reads and EINTR; false when the file ends first.
-bool pread_full(int fd, char* buf, std::size_t n, std::uint64_t offset) {
-  for (std::size_t got = 0; got < n;) {
-    ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    got += static_cast<std::size_t>(r);
-  }
-  return true;
-}
-
 // Checks that bytes [offset, offset + size) of fd hash to sha256 (hex); `what` names them.
 void verify_range(int fd, std::uint64_t offset, std::uint64_t size, std::string_view sha256, const char* what) {
   common::Sha256 h;
@@ -193,6 +182,16 @@ void verify_range(int fd, std::uint64_t offset, std::uint64_t size, std::string_
 }
 
 }  // namespace
+
+bool pread_full(int fd, char* buf, std::size_t n, std::uint64_t offset) {
+  for (std::size_t got = 0; got < n;) {
+    ssize_t r = ::pread(fd, buf + got, n - got, static_cast<off_t>(offset + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    got += static_cast<std::size_t>(r);
+  }
+  return true;
+}
 
 void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total) {
   struct stat st {};

@@ -23,6 +23,9 @@ struct PayloadSource {
   std::string package;  // the package name the .run's (verified) header gives, when known
 };
 
+/// Fills buf[0, n) from fd at offset, across short reads and EINTR; false when the file ends first.
+bool pread_full(int fd, char* buf, std::size_t n, std::uint64_t offset);
+
 /// Checks a .run before its header's values are used: the file is `total` bytes long and its
 /// first header_len bytes hash to the 64 hex digits on the line right after them; throws
 /// VerifyError.

@@ -10,6 +10,10 @@ cd "$SKB_SCRATCH"
 # starts leaves its copy of the installer) stays in the scratch folder, not in the machine's /tmp.
 export TMPDIR=$SKB_SCRATCH/tmp
 mkdir -p "$TMPDIR"
+# The user's skb configuration (the own signing key a kernel store build makes on first use, its
+# trust file) is the scratch folder's, never the machine user's.
+export XDG_CONFIG_HOME=$SKB_SCRATCH/config
+unset SKB_SIGNING_KEY SKB_TRUSTED_KEYS SKB_CACHE
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }

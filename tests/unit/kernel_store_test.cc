@@ -8,10 +8,13 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "generator/cache/entry.h"
+#include "generator/cache/entry_signature.h"
 #include "generator/cache/kernel_cache.h"
 #include "generator/cache/store.h"
 #include "generator/compile_step.h"
 #include "test_util.h"
+#include "trust/signature.h"
+#include "trust/user_keys.h"
 
 namespace skb::generator {
 namespace {
@@ -66,18 +69,31 @@ struct Shared {
   std::string record(const CompileStep& s) const { return common::read_file(s.dir / (s.name + ".json")); }
 };
 
+// A password in the URL would reach build.ninja and cache/config.json: refused, and not echoed.
+TEST(KernelStore, RefusesAPasswordInTheUrl) {
+  for (const char* url : {"redis://:s3cret@cache.example:7000/3", "http://user:s3cret@127.0.0.1/kernels"}) {
+    try {
+      cache::parse_location(url);
+      ADD_FAILURE() << url << " was taken";
+    } catch (const common::Error& e) {
+      EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("SKB_REDIS_PASSWORD"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(KernelStore, ParsesTheThreeKindsOfUrl) {
   auto f = cache::parse_location("file:///srv/kernels");
   EXPECT_EQ(f.scheme, "file");
   EXPECT_EQ(f.path, "/srv/kernels");
   EXPECT_FALSE(f.read_only);
-  auto r = cache::parse_location("redis://:s3cret@cache.example:7000/3?mode=ro");
+  auto r = cache::parse_location("redis://builder@cache.example:7000/3?mode=ro");
   EXPECT_EQ(r.host, "cache.example");
   EXPECT_EQ(r.port, 7000);
   EXPECT_EQ(r.path, "/3");
-  EXPECT_EQ(r.password, "s3cret");
+  EXPECT_EQ(r.user, "builder");
+  EXPECT_TRUE(r.password.empty());
   EXPECT_TRUE(r.read_only);
-  EXPECT_EQ(r.display.find("s3cret"), std::string::npos) << r.display;
   EXPECT_EQ(cache::parse_location("redis://localhost").port, 6379);
   auto h = cache::parse_location("http://127.0.0.1:8080/kernels/?timeout=1.5");
   EXPECT_EQ(h.path, "/kernels");
@@ -148,6 +164,10 @@ TEST(KernelStore, DamagedTruncatedOrForeignEntriesAreCompiledLocallyAndReplaced)
   CompileStep same = sh.step("y", "kernel-bytes");
   EntryFiles swapped{build_result(same, common::sha256_hex("kernel-bytes"), 12).dump(2) + "\n", "kernel-byteZ",
                      std::nullopt};
+  // Both signed by a trusted key (the user's own, as a builder of another toolchain would be):
+  // what proves them wrong is their contents, not their signer.
+  for (EntryFiles* e : {&foreign, &swapped})
+    e->signature = trust::signature_line(trust::own_signing_key(), cache::entry_message(same.name, *e));
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"damaged", std::string(good).replace(good.size() / 2, 8, "XXXXXXXX")},
       {"truncated", good.substr(0, good.size() / 2)},
@@ -167,6 +187,38 @@ TEST(KernelStore, DamagedTruncatedOrForeignEntriesAreCompiledLocallyAndReplaced)
     EXPECT_EQ(st.hits, 0u) << what;
     EXPECT_EQ(st.uploads, 1u) << what;  // the good entry replaces the bad one
     EXPECT_EQ(cache::unpack_entry(common::read_file(entry)).binary, "kernel-bytes") << what;
+  }
+}
+
+// What a hit uses is signed with its name: an entry that is unsigned, signed by a key the reader
+// does not trust, signed for another name or changed after signing is never used.
+TEST(KernelStore, OnlyEntriesSignedByATrustedKeyAreUsed) {
+  Shared sh;
+  CompileStep a = sh.step("a", "kernel-bytes");
+  ASSERT_EQ(sh.run(a), 0);
+  fs::path entry = sh.entry_file();
+  EntryFiles good = cache::unpack_entry(common::read_file(entry));
+  ASSERT_TRUE(good.signature.has_value());
+  EXPECT_TRUE(trust::check_signature(trust::own_trusted_keys(), cache::entry_message(a.name, good), good.signature)
+                  .trusted());
+
+  EntryFiles unsigned_entry = good, other_key = good, other_name = good, changed = good;
+  unsigned_entry.signature.reset();
+  other_key.signature = trust::signature_line(trust::generate_signing_key("stranger"),
+                                              cache::entry_message(a.name, other_key));
+  other_name.signature = trust::signature_line(trust::own_signing_key(), cache::entry_message("Relu_other", good));
+  changed.binary_mode = 0600;  // a field a hit uses, the signature left as it was
+  for (const auto& [what, files] : std::vector<std::pair<std::string, EntryFiles>>{
+           {"unsigned", unsigned_entry}, {"other key", other_key}, {"other name", other_name}, {"changed", changed}}) {
+    common::write_atomic(entry, cache::pack_entry(files));
+    std::string build = "u-" + what.substr(0, 1) + what.substr(what.size() - 1);
+    CompileStep b = sh.step(build, "kernel-bytes");
+    ASSERT_EQ(sh.run(b), 0) << what;
+    EXPECT_EQ(sh.compiles(build), 1) << what;
+    cache::Stats st = sh.stats(build);
+    EXPECT_EQ(st.untrusted, 1u) << what;
+    EXPECT_EQ(st.corrupt, 0u) << what;
+    EXPECT_EQ(st.hits, 0u) << what;
   }
 }
 

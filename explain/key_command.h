@@ -1,0 +1,16 @@
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace skb::explain {
+
+/// `skb key`: makes and shows the Ed25519 keys that sign kernel store entries and packages.
+/// add_key_command declares it on the skb command line; run_key_command runs it once parsed.
+struct KeyCommand {
+  CLI::App* app = nullptr;
+  CLI::App *make = nullptr, *show = nullptr, *own = nullptr;
+  std::string name, file;
+};
+void add_key_command(CLI::App& skb, KeyCommand& k);
+int run_key_command(const KeyCommand& k);
+
+}  // namespace skb::explain

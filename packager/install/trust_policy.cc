@@ -1,0 +1,57 @@
+#include "packager/install/trust_policy.h"
+
+#include <fmt/format.h>
+#include <cstdlib>
+
+#include "packager/install/payload_reader.h"
+#include "packager/stub.h"
+
+namespace skb::installer {
+namespace fs = std::filesystem;
+
+fs::path library_policy_file(const fs::path& library_root) { return library_root.parent_path() / "trusted-keys"; }
+
+std::optional<trust::TrustedKeys> trust_policy(const std::string& option, const fs::path& library_root) {
+  if (!option.empty()) return trust::read_trusted_keys(option);
+  if (const char* env = std::getenv("SKB_TRUSTED_KEYS"); env && *env) return trust::read_trusted_keys(env);
+  fs::path file = library_policy_file(library_root);
+  std::error_code ec;
+  if (fs::exists(file, ec)) return trust::read_trusted_keys(file);
+  return std::nullopt;
+}
+
+trust::SignatureCheck check_package_signature(int fd, std::uint64_t header_len, std::uint64_t signature_size,
+                                              const trust::TrustedKeys& keys) {
+  if (signature_size == 0) return trust::check_signature(keys, "", std::nullopt);
+  constexpr std::uint64_t kMaxSignature = 256;
+  std::string header(header_len, '\0'), signature(signature_size, '\0');
+  if (signature_size > kMaxSignature || !pread_full(fd, header.data(), header.size(), 0) ||
+      !pread_full(fd, signature.data(), signature.size(), header_len + packager::kStubHashLine))
+    throw VerifyError("the package's signature cannot be read: the file is damaged");
+  return trust::check_signature(keys, packager::package_signed_message(header), signature);
+}
+
+std::string describe_signature(const trust::SignatureCheck& c, const std::optional<trust::TrustedKeys>& policy) {
+  using trust::Verdict;
+  if (!policy) {
+    if (c.verdict == Verdict::kUnsigned) return "unsigned (no trust policy applies here)";
+    if (c.verdict == Verdict::kMalformed) return "a malformed signature (no trust policy applies here)";
+    return fmt::format("signed by {} (not checked: no trust policy applies here)", c.key);
+  }
+  switch (c.verdict) {
+    case Verdict::kTrusted:
+      return fmt::format("signed by {}, trusted by {}", c.key, policy->source);
+    case Verdict::kUnknownKey:
+      return fmt::format("signed by {}, a key that {} does not trust", c.key, policy->source);
+    case Verdict::kBadSignature:
+      return fmt::format("signed by {}, but the signature does not match the package: it was changed after signing",
+                         c.key);
+    case Verdict::kMalformed:
+      return "a malformed signature";
+    case Verdict::kUnsigned:
+      break;
+  }
+  return fmt::format("unsigned, and {} requires a signature by one of its keys", policy->source);
+}
+
+}  // namespace skb::installer

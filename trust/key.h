@@ -1,0 +1,66 @@
+#pragma once
+#include <array>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace skb::trust {
+
+/// An Ed25519 public key with its name, as people paste it into a trust file:
+/// `<name>:<base64 of the 32 raw bytes>` (the form Nix's trusted-public-keys use).
+struct PublicKey {
+  std::string name;
+  std::array<unsigned char, 32> bytes{};
+  /// The one-line form.
+  std::string line() const;
+  bool operator==(const PublicKey& o) const { return name == o.name && bytes == o.bytes; }
+};
+
+/// An Ed25519 private key with its name. Its bytes never leave this object but through
+/// write_signing_key; nothing prints them.
+class SigningKey {
+ public:
+  SigningKey() = default;
+  SigningKey(const SigningKey&) = default;
+  SigningKey& operator=(const SigningKey&) = default;
+  ~SigningKey();
+  const std::string& name() const { return name_; }
+  PublicKey public_key() const;
+  /// The 64-byte Ed25519 signature of a message.
+  std::string sign(std::string_view message) const;
+
+ private:
+  friend SigningKey generate_signing_key(const std::string& name);
+  friend SigningKey parse_signing_key(std::string_view text);
+  friend void write_signing_key(const std::filesystem::path& file, const SigningKey& key);
+  std::string name_;
+  std::array<unsigned char, 32> seed_{};
+};
+
+/// A key name: 1 to 64 characters of [A-Za-z0-9._@-] (it is shown, and written into trust files).
+bool valid_key_name(std::string_view name);
+
+/// A new key pair from the system's random source (OpenSSL). Throws common::Error.
+SigningKey generate_signing_key(const std::string& name);
+
+/// A public key line `<name>:<base64>`; throws common::Error saying what is wrong (never echoing
+/// more than the name).
+PublicKey parse_public_key(std::string_view line);
+
+/// A private key file's text (`<name>:<base64 of the 32-byte seed>` and a newline); throws
+/// common::Error without quoting the text.
+SigningKey parse_signing_key(std::string_view text);
+
+/// Writes a private key file, created 0600 and never over an existing file. Throws common::Error.
+void write_signing_key(const std::filesystem::path& file, const SigningKey& key);
+
+/// Reads a private key file. It must be a regular file that only its owner may read or write
+/// (as ssh requires of its keys). Throws common::Error naming the file.
+SigningKey read_signing_key(const std::filesystem::path& file);
+
+/// Standard base64 (OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock); decode returns false for
+/// anything that is not canonical base64.
+std::string base64_encode(std::string_view bytes);
+bool base64_decode(std::string_view text, std::string& bytes);
+
+}  // namespace skb::trust

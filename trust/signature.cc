@@ -1,0 +1,81 @@
+#include "trust/signature.h"
+
+#include <openssl/evp.h>
+
+#include <fmt/format.h>
+#include <memory>
+
+namespace skb::trust {
+
+namespace {
+
+struct PkeyDeleter {
+  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
+};
+struct MdCtxDeleter {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+
+bool verify(const PublicKey& key, std::string_view message, const std::string& signature) {
+  std::unique_ptr<EVP_PKEY, PkeyDeleter> k(
+      EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.bytes.data(), key.bytes.size()));
+  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  return k && ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) == 1 &&
+         EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
+                          reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
+}
+
+}  // namespace
+
+std::string signature_line(const SigningKey& key, std::string_view message) {
+  return key.name() + ":" + base64_encode(key.sign(message)) + "\n";
+}
+
+std::size_t signature_line_size(std::string_view key_name) { return key_name.size() + 1 + 88 + 1; }
+
+bool parse_signature_line(std::string_view line, std::string& key_name, std::string& signature) {
+  if (line.empty() || line.back() != '\n') return false;
+  line.remove_suffix(1);
+  auto colon = line.rfind(':');
+  if (colon == std::string_view::npos || !valid_key_name(line.substr(0, colon))) return false;
+  std::string bytes;
+  if (!base64_decode(line.substr(colon + 1), bytes) || bytes.size() != 64) return false;
+  key_name = std::string(line.substr(0, colon));
+  signature = std::move(bytes);
+  return true;
+}
+
+std::string SignatureCheck::describe() const {
+  switch (verdict) {
+    case Verdict::kTrusted:
+      return fmt::format("signed by {} (trusted)", key);
+    case Verdict::kUnsigned:
+      return "it is unsigned";
+    case Verdict::kMalformed:
+      return "its signature is malformed";
+    case Verdict::kUnknownKey:
+      return fmt::format("it is signed by {}, a key that is not trusted", key);
+    case Verdict::kBadSignature:
+      return fmt::format("its signature by {} does not match its contents", key);
+  }
+  return "it is unsigned";
+}
+
+SignatureCheck check_signature(const TrustedKeys& trusted, std::string_view message,
+                               std::optional<std::string_view> signature) {
+  SignatureCheck c;
+  if (!signature) return c;
+  std::string bytes;
+  if (!parse_signature_line(*signature, c.key, bytes)) {
+    c.verdict = Verdict::kMalformed;
+    return c;
+  }
+  const PublicKey* key = trusted.find(c.key);
+  if (!key)
+    c.verdict = Verdict::kUnknownKey;
+  else
+    c.verdict = verify(*key, message, bytes) ? Verdict::kTrusted : Verdict::kBadSignature;
+  return c;
+}
+
+}  // namespace skb::trust

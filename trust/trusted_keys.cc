@@ -1,0 +1,57 @@
+#include "trust/trusted_keys.h"
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "common/fs.h"
+
+namespace skb::trust {
+using common::Error;
+
+const PublicKey* TrustedKeys::find(std::string_view name) const {
+  for (const auto& k : keys)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+void TrustedKeys::add(const PublicKey& key) {
+  if (const PublicKey* known = find(key.name)) {
+    if (known->bytes == key.bytes) return;
+    throw Error(fmt::format("two different keys are named '{}'", key.name));
+  }
+  keys.push_back(key);
+}
+
+TrustedKeys parse_trusted_keys(const std::string& source, std::string_view text) {
+  TrustedKeys set;
+  set.source = source;
+  std::size_t line_no = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    ++line_no;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.empty() || line.front() == '#') continue;
+    try {
+      set.add(parse_public_key(line));
+    } catch (const Error& e) {
+      throw Error(fmt::format("{}:{}: {}", source, line_no, e.what()));
+    }
+  }
+  return set;
+}
+
+TrustedKeys read_trusted_keys(const std::filesystem::path& file) {
+  std::string text;
+  try {
+    text = common::read_file(file, 1 << 20);
+  } catch (const Error& e) {
+    throw Error(fmt::format("trusted keys: {}", e.what()));
+  }
+  return parse_trusted_keys(file.string(), text);
+}
+
+}  // namespace skb::trust
