@@ -3,7 +3,7 @@
 (the example dump, the shipped toolchain profiles, small well-formed payloads, manifests and
 indexes) and the hostile ones that each reader must refuse (tests/fuzz/hostile.md lists them).
 Deterministic: run it again and git sees no change. usage: make_corpus.py [SOURCE_DIR]"""
-import copy, glob, gzip, hashlib, io, json, os, shutil, sys, tarfile
+import base64, copy, glob, gzip, hashlib, io, json, os, shutil, sys, tarfile
 
 top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 out = os.path.join(top, "tests", "fuzz", "corpus")
@@ -332,4 +332,37 @@ put("store_entry", "valid_entry_key_not_its_identity.tar.zst",
 put("store_entry", "valid_entry_key_mistyped.tar.zst",
     store_entry([("build.json", build_record(kbin)), ("kernel", kbin),
                  ("key.json", b'{"signature": 1, "factors": {"format": 1, "factors": {"flags": {"value": [1]}}}}')]))
+
+# --- trust: a trust file, "--", a signature line over "skb-fuzz-message\n" ------------------------
+# Signed with fixed Ed25519 seeds through the openssl command (Ed25519 is deterministic).
+def ed25519(seed_byte, message):
+    import base64, subprocess, tempfile
+    with tempfile.TemporaryDirectory() as d:
+        key = os.path.join(d, "key.der")
+        open(key, "wb").write(bytes.fromhex("302e020100300506032b657004220420") + bytes([seed_byte]) * 32)
+        pub = subprocess.run(["openssl", "pkey", "-inform", "DER", "-in", key, "-pubout", "-outform", "DER"],
+                             capture_output=True, check=True).stdout[-32:]
+        msg = os.path.join(d, "msg")
+        open(msg, "wb").write(message)
+        sig = subprocess.run(["openssl", "pkeyutl", "-sign", "-inkey", key, "-keyform", "DER", "-rawin", "-in", msg],
+                             capture_output=True, check=True).stdout
+    return base64.b64encode(pub).decode(), base64.b64encode(sig).decode()
+
+
+msg = b"skb-fuzz-message\n"
+ci_pub, ci_sig = ed25519(1, msg)
+dev_pub, dev_sig = ed25519(2, msg)
+ci_line, dev_line = "ci-1:" + ci_pub, "dev:" + dev_pub
+put("trust", "valid_one_key", "%s\n--\nci-1:%s\n" % (ci_line, ci_sig))
+put("trust", "valid_rotation", "# CI keys\n\n%s\n  %s  \n--\ndev:%s\n" % (ci_line, dev_line, dev_sig))
+put("trust", "valid_file_unsigned", "%s\n" % ci_line)
+flipped = bytearray(base64.b64decode(ci_sig)); flipped[3] ^= 1
+put("trust", "hostile_flipped_signature", "%s\n--\nci-1:%s\n" % (ci_line, base64.b64encode(bytes(flipped)).decode()))
+put("trust", "hostile_truncated_signature", "%s\n--\nci-1:%s\n" % (ci_line, ci_sig[:40]))
+put("trust", "hostile_untrusted_key", "%s\n--\ndev:%s\n" % (ci_line, dev_sig))
+put("trust", "hostile_lifted_name", "%s\n--\nci-1:%s\n" % (ci_line, dev_sig))
+put("trust", "hostile_same_name_two_keys", "ci-1:%s\nci-1:%s\n--\nci-1:%s\n" % (ci_pub, dev_pub, ci_sig))
+put("trust", "hostile_short_key", "ci-1:AAAA\n--\nci-1:%s\n" % ci_sig)
+put("trust", "hostile_bad_name", "ci 1:%s\n--\nci 1:%s\n" % (ci_pub, ci_sig))
+put("trust", "hostile_no_newline_signature", "%s\n--\nci-1:%s" % (ci_line, ci_sig))
 print("corpus written to", out)
