@@ -8,6 +8,7 @@
 #include "common/version.h"
 #include "explain/build_explain.h"
 #include "explain/key_command.h"
+#include "explain/verify_command.h"
 #include "explain/record_explain.h"
 
 namespace skb::explain {
@@ -69,7 +70,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   CLI::App app("skb: what skb knows about kernels, and the keys that sign them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
-  app.footer("Run `skb explain --help` or `skb key --help` for a command's own help.");
+  app.footer("Run `skb <command> --help` (explain, key, verify) for a command's own help.");
 
   CLI::App* explain = app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
   explain->footer(kExplainHelp);
@@ -81,6 +82,8 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
 
   KeyCommand key;
   add_key_command(app, key);
+  VerifyCommand verify;
+  add_verify_command(app, verify);
 
   try {
     app.parse(argc, argv);
@@ -89,6 +92,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
     return rc == 0 ? kExitSame : kExitUsage;
   }
   if (key.app->parsed()) return run_key_command(key);
+  if (verify.app->parsed()) return run_verify_command(verify);
   for (const auto& p : {a, b}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));

@@ -119,6 +119,11 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   cs->add_option("--cache-dir", step.cache_dir);
   cs->add_option("command", step.command, "Compile command")->required();
 
+  std::filesystem::path prefetch_dir;
+  CLI::App* prefetch = app.add_subcommand("cache-prefetch", "Internal: look every planned kernel up in the store");
+  prefetch->group("");
+  prefetch->add_option("--dir", prefetch_dir)->required();
+
   std::filesystem::path report_dir;
   CLI::App* report = app.add_subcommand("cache-report", "Internal: the kernel store's counts of the last build");
   report->group("");
@@ -132,6 +137,11 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   }
   if (cs->parsed()) return run_compile_step(step, diag);
   if (report->parsed()) return cache::report_cache(report_dir, diag);
+  if (prefetch->parsed()) {
+    prefetch_kernels(planned_steps(prefetch_dir), prefetch_dir / cache::kCacheDir,
+                     prefetch_dir / cache::kCacheDir / cache::kLookupStamp, diag);
+    return kExitOk;
+  }
 
   if (dirs.empty() || output.empty()) {
     diag.error("expected -p DIR and -o OUT (see --help)");

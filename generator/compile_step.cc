@@ -137,18 +137,6 @@ std::string entry_mismatch(const CompileStep& s, const cache::EntryFiles& f) {
 
 namespace {
 
-// The kernel's files from the store into tmp and side_tmp, with its build result; nothing when
-// the store has no entry this step can use.
-std::optional<Json> fetch(const CompileStep& s, cache::KernelCache& store, const fs::path& tmp,
-                          const fs::path& side_tmp) {
-  auto files = store.fetch(s.name, [&](const cache::EntryFiles& f) { return entry_mismatch(s, f); });
-  if (!files) return std::nullopt;
-  Json result = Json::parse(files->record);
-  common::write_atomic(tmp, files->binary, files->binary_mode, common::Sync::kAtomic);
-  if (files->sidecar) common::write_atomic(side_tmp, *files->sidecar, 0644, common::Sync::kAtomic);
-  return result;
-}
-
 // Compiles the kernel into tmp (and its sidecar into side_tmp); its build result, or the
 // compiler's exit code when it failed.
 std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
@@ -180,48 +168,118 @@ std::optional<std::string> entry_key(const CompileStep& s) {
   }
 }
 
+// The temp files of one kernel's binary and sidecar, removed on scope exit.
+struct TempFiles {
+  fs::path bin, side;
+  explicit TempFiles(const CompileStep& s)
+      : bin(s.dir / fmt::format("{}{}.tmp.{}", s.name, s.suffix, ::getpid())),
+        side(s.dir / fmt::format("{}{}.tmp.{}", s.name, kSidecarSuffix, ::getpid())) {}
+  ~TempFiles() {
+    std::error_code ec;
+    fs::remove(bin, ec);
+    fs::remove(side, ec);
+  }
+};
+
+// Publishes a kernel from its temp files: the old `.json` is removed, the binary renamed into
+// place, and the new `.json` (file name, size, sha256, entry, toolchain) written last by rename,
+// so a `.json` always describes a complete binary.
+void publish_kernel(const CompileStep& s, const TempFiles& t, const std::string& record) {
+  std::error_code ec;
+  fs::remove(s.dir / (s.name + ".json"), ec);
+  fs::rename(t.bin, s.dir / (s.name + s.suffix));
+  if (s.sidecar) fs::rename(t.side, s.dir / (s.name + kSidecarSuffix));
+  // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
+  common::write_atomic(s.dir / (s.name + ".json"), record, 0644, common::Sync::kAtomic);
+}
+
+// Where the build's store lookup marks the kernels it published, for their compile steps.
+fs::path fetched_marker(const CompileStep& s) { return s.cache_dir / "fetched" / s.name; }
+
+// True when the kernel is complete and its record is the one this step writes (same toolchain,
+// variant, entry, file).
+bool already_built(const CompileStep& s) {
+  auto text = common::read_file_if_exists(s.dir / (s.name + ".json"), 1 << 20);
+  if (!text) return false;
+  Json record = Json::parse(*text, nullptr, false);
+  if (!record.is_object() || !record.contains("sha256") || !record.contains("size")) return false;
+  Json expected = build_result(s, "", 0);
+  for (const char* field : {"binFileName", "name", "toolchain", "variant"})
+    if (!record.contains(field) || record[field] != expected[field]) return false;
+  if (!s.sidecar && record.value("kernelName", "") != s.entry) return false;
+  return keep_if_complete(s.dir, s.name, s.suffix);
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
-  fs::path bin = s.dir / (s.name + s.suffix);
-  fs::path json = s.dir / (s.name + ".json");
-  fs::path side = s.dir / (s.name + kSidecarSuffix);
-  fs::path tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, s.suffix, ::getpid());
-  fs::path side_tmp = s.dir / fmt::format("{}{}.tmp.{}", s.name, kSidecarSuffix, ::getpid());
+  // The store lookup of this build published it: nothing to compile (the marker goes, so that a
+  // later run of this step, as ninja asks for it, compiles).
   std::error_code ec;
-  struct Cleanup {
-    const fs::path &a, &b;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove(a, ec);
-      fs::remove(b, ec);
-    }
-  } cleanup{tmp, side_tmp};
+  if (!s.cache_dir.empty() && fs::remove(fetched_marker(s), ec) && already_built(s)) return 0;
+  TempFiles t(s);
+  auto outcome = compile(s, t.bin, t.side);
+  if (auto* rc = std::get_if<int>(&outcome)) return *rc;
+  std::string record = std::get<Json>(outcome).dump(2) + "\n";
   auto store = s.cache_dir.empty() ? nullptr : cache::KernelCache::open(s.cache_dir, diag);
-  std::optional<Json> result;
-  if (store) result = fetch(s, *store, tmp, side_tmp);
-  bool compiled = !result;
-  if (compiled) {
-    auto outcome = compile(s, tmp, side_tmp);
-    if (auto* rc = std::get_if<int>(&outcome)) return *rc;
-    result = std::get<Json>(outcome);
-  }
-  std::string record = result->dump(2) + "\n";
   cache::EntryFiles files;
-  if (compiled && store) {
+  if (store) {
     files.record = record;
-    files.binary = common::read_file(tmp);
-    files.binary_mode = static_cast<unsigned>(fs::status(tmp).permissions()) & 0755;
-    if (s.sidecar) files.sidecar = common::read_file(side_tmp);
+    files.binary = common::read_file(t.bin);
+    files.binary_mode = static_cast<unsigned>(fs::status(t.bin).permissions()) & 0755;
+    if (s.sidecar) files.sidecar = common::read_file(t.side);
     files.key = entry_key(s);
   }
-  fs::remove(json, ec);
-  fs::rename(tmp, bin);
-  if (s.sidecar) fs::rename(side_tmp, side);
-  // Atomic, not durable: a build output that can be made again (ninja's own logs are not fsynced).
-  common::write_atomic(json, record, 0644, common::Sync::kAtomic);
-  if (compiled && store) store->store(s.name, files);
+  publish_kernel(s, t, record);
+  if (store) store->store(s.name, files);
   return 0;
+}
+
+void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cache_dir, const fs::path& stamp,
+                      const common::Diag& diag) {
+  auto store = cache::KernelCache::open(cache_dir, diag);
+  std::error_code ec;
+  fs::remove_all(cache_dir / "fetched", ec);
+  if (store) common::ensure_real_dir(cache_dir / "fetched");
+  for (const CompileStep& s : steps) {
+    if (!store) break;
+    if (already_built(s)) continue;
+    auto files = store->fetch(s.name, [&](const cache::EntryFiles& f) { return entry_mismatch(s, f); });
+    if (!files) continue;
+    TempFiles t(s);
+    common::write_atomic(t.bin, files->binary, files->binary_mode, common::Sync::kAtomic);
+    if (files->sidecar) common::write_atomic(t.side, *files->sidecar, 0644, common::Sync::kAtomic);
+    publish_kernel(s, t, files->record);
+    common::write_atomic(fetched_marker(s), "", 0644, common::Sync::kAtomic);
+  }
+  store.reset();  // its counts go to the log before the stamp says the lookup is done
+  common::write_atomic(stamp, "", 0644, common::Sync::kAtomic);
+}
+
+std::vector<CompileStep> planned_steps(const fs::path& build_dir) {
+  fs::path plan_file = build_dir / "plan.json";
+  std::vector<CompileStep> steps;
+  try {
+    Json plan = common::parse_json(common::read_file(plan_file, std::size_t(1) << 30));
+    for (const Json& k : plan.at("kernels")) {
+      CompileStep s;
+      s.dir = build_dir / kKernelDir;
+      s.name = k.at("name").get<std::string>();
+      s.op_type = k.at("op_type").get<std::string>();
+      s.variant = k.at("variant").get<std::string>();
+      s.suffix = plan.at("suffix").get<std::string>();
+      s.entry = plan.at(s.variant == "dynamic" ? "dynamic_entry" : "entry").get<std::string>();
+      s.toolchain_id = plan.at("toolchain_identity").get<std::string>();
+      s.sidecar = plan.at("sidecar").get<bool>();
+      s.cache_dir = build_dir / cache::kCacheDir;
+      steps.push_back(std::move(s));
+    }
+  } catch (const Json::exception& e) {
+    throw common::Error(fmt::format("{}: {} (rerun skb-generate)", plan_file.string(), e.what()));
+  } catch (const common::FieldError& e) {
+    throw common::Error(fmt::format("{}: {}", plan_file.string(), e.describe()));
+  }
+  return steps;
 }
 
 bool keep_if_complete(const fs::path& dir, const std::string& name, const std::string& suffix) {

@@ -41,13 +41,23 @@ inline constexpr const char* kSidecarSuffix = ".sidecar.json";
 /// The op type of a kernel name `<OpType>_<32 hex>`.
 std::string op_type_of(const std::string& kernel_name);
 
-/// Takes the kernel from the build's kernel store when it holds one proven to be this kernel,
-/// else runs the compiler (and the linker) into a temp file and stores the result; then
-/// publishes the kernel: the old `.json` is removed, the binary renamed into place, and the new
-/// `.json` (file name, size, sha256, entry, toolchain) written last by rename, so a `.json`
-/// always describes a complete binary. Returns the compiler's exit code; on failure nothing of
-/// this kernel is left. A store that fails costs a warning through diag, never the kernel.
+/// Does nothing when the kernel is already built (complete, by this toolchain: the build's
+/// kernel store lookup put it there); else runs the compiler (and the linker) into a temp file,
+/// publishes the kernel (publish_kernel) and stores it in the build's kernel store, when it has
+/// one. Returns the compiler's exit code; on failure nothing of this kernel is left. A store that
+/// fails costs a warning through diag, never the kernel.
 int run_compile_step(const CompileStep& step, const common::Diag& diag);
+
+/// The build's kernel store lookup, one process for every kernel of the build (so that what a
+/// lookup costs once, opening the store and the trust set, is paid once): each kernel of steps
+/// that is not built yet is taken from the store when it holds an entry signed by a trusted key
+/// and proven to be this kernel, and published as the compile step would. Then writes `stamp`.
+/// A store that fails costs a warning, never the build: what is not fetched is compiled.
+void prefetch_kernels(const std::vector<CompileStep>& steps, const std::filesystem::path& cache_dir,
+                      const std::filesystem::path& stamp, const common::Diag& diag);
+
+/// The compile steps of a build folder's plan.json, for prefetch_kernels.
+std::vector<CompileStep> planned_steps(const std::filesystem::path& build_dir);
 
 /// Why a kernel store's entry cannot stand for this step's kernel, or "" when it can: its build
 /// record must be exactly the one this step would write for the entry's binary and sidecar,

@@ -122,6 +122,9 @@ std::string plan_json(const Plan& plan, const Toolchain& tc) {
                     {"suffix", tc.suffix},
                     {"toolchain", tc.name},
                     {"toolchain_identity", tc.identity},
+                    {"entry", tc.entry},
+                    {"dynamic_entry", tc.dynamic_entry.empty() ? tc.entry : tc.dynamic_entry},
+                    {"sidecar", tc.sidecar},
                     {"kernels", std::move(kernels)}};
   return j.dump(1) + "\n";
 }

@@ -100,9 +100,23 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   line("build build.ninja |{}: regen |{}", infos, regen_inputs);
   for (const auto& p : in.regen_inputs) line("build {}: phony", ninja_path(p.string()));
   line("");
+  // With a kernel store, one step looks every kernel up before any compiles (order-only: it
+  // changes no compile command, and a build with nothing new runs neither).
+  std::string lookup;
+  if (in.cache) {
+    line("rule cache_lookup");
+    line("  command = $skb cache-prefetch --dir .");
+    line("  description = Looking {} kernels up in the kernel store", plan.kernels.size());
+    line("");
+    line("build {}/{}: cache_lookup plan.json | {}/config.json", cache::kCacheDir, cache::kLookupStamp,
+         cache::kCacheDir);
+    line("");
+    lookup = fmt::format(" || {}/{}", cache::kCacheDir, cache::kLookupStamp);
+  }
   std::string all;
   for (const Kernel& k : plan.kernels) {
-    line("build $k/$n{} $k/$n.json: compile ${} | $k/$n.info", tc.suffix, templates.at(k.source->source.string()));
+    line("build $k/$n{} $k/$n.json: compile ${} | $k/$n.info{}", tc.suffix, templates.at(k.source->source.string()),
+         lookup);
     line("  n = {}", k.name);
     if (k.variant == Variant::kDynamic) {
       line("  variant = dynamic");

@@ -33,6 +33,7 @@ using Pkey = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
 constexpr std::size_t kMaxKeyFile = 4096;
 
 Pkey private_pkey(const std::array<unsigned char, 32>& seed) {
+  init_crypto();
   Pkey k(EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nullptr, seed.data(), seed.size()));
   if (!k) throw Error("OpenSSL: cannot make an Ed25519 key");
   return k;
@@ -53,6 +54,8 @@ std::string named_bytes(std::string_view line, std::size_t n, const char* what, 
 }
 
 }  // namespace
+
+void init_crypto() { OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr); }
 
 bool valid_key_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
@@ -114,6 +117,7 @@ std::string SigningKey::sign(std::string_view message) const {
 SigningKey generate_signing_key(const std::string& name) {
   if (!valid_key_name(name))
     throw Error(fmt::format("key name '{}': expected 1 to 64 characters of [A-Za-z0-9._@-]", name));
+  init_crypto();
   SigningKey key;
   key.name_ = name;
   if (RAND_bytes(key.seed_.data(), static_cast<int>(key.seed_.size())) != 1)

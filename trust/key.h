@@ -58,6 +58,11 @@ void write_signing_key(const std::filesystem::path& file, const SigningKey& key)
 /// (as ssh requires of its keys). Throws common::Error naming the file.
 SigningKey read_signing_key(const std::filesystem::path& file);
 
+/// Initializes OpenSSL for skb's keys, once, before any other use of it in this process:
+/// without reading the system's openssl.cnf (2 ms of every process that verifies a signature,
+/// and nothing an Ed25519 check needs). A no-op when something else (libcurl) came first.
+void init_crypto();
+
 /// Standard base64 (OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock); decode returns false for
 /// anything that is not canonical base64.
 std::string base64_encode(std::string_view bytes);

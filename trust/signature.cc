@@ -17,6 +17,7 @@ struct MdCtxDeleter {
 };
 
 bool verify(const PublicKey& key, std::string_view message, const std::string& signature) {
+  init_crypto();
   std::unique_ptr<EVP_PKEY, PkeyDeleter> k(
       EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.bytes.data(), key.bytes.size()));
   std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());

@@ -107,7 +107,8 @@ trust::TrustedKeys trusted_keys_of(const Settings& s) {
 
 Json Stats::json() const {
   return {{"hits", hits},         {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
-          {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up}};
+          {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
+          {"trust_us", trust_us}};
 }
 
 void Stats::add(const Json& j) {
@@ -118,7 +119,8 @@ void Stats::add(const Json& j) {
                               {"untrusted", &untrusted},
                               {"errors", &errors},
                               {"bytes_down", &bytes_down},
-                              {"bytes_up", &bytes_up}})
+                              {"bytes_up", &bytes_up},
+                              {"trust_us", &trust_us}})
     if (j.contains(field) && j[field].is_number_unsigned()) *value += j[field].get<std::uint64_t>();
 }
 
@@ -181,9 +183,12 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
     why = e.what();
   }
   if (why.empty()) {
+    auto start = std::chrono::steady_clock::now();
     const trust::TrustedKeys* keys = trusted();
     if (!keys) return std::nullopt;
     trust::SignatureCheck signed_by = trust::check_signature(*keys, entry_message(name, files), files.signature);
+    stats_.trust_us += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
     if (!signed_by.trusted()) {
       ++stats_.untrusted;
       diag_.warning(fmt::format("kernel store {}: the entry of {} is not used: {} (trusted keys: {}); compiling locally",

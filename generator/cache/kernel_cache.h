@@ -19,6 +19,9 @@ namespace skb::generator::cache {
 /// generator), log (one line per compile step of the running build), stats.json (the last
 /// build's counts, by the report step) and down (a store that failed: skipped for a while).
 inline constexpr const char* kCacheDir = "cache";
+/// Written in kCacheDir by the build's one store lookup (cache-prefetch), which every compile
+/// step waits for.
+inline constexpr const char* kLookupStamp = "lookup.stamp";
 
 /// How a build uses its store, as the generator records it in cache/config.json: the URL parsed
 /// once (a compile step of a file or redis store then needs no URL parser, nor libcurl).
@@ -45,6 +48,7 @@ trust::TrustedKeys trusted_keys_of(const Settings& s);
 struct Stats {
   std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0,
                 bytes_up = 0;
+  std::uint64_t trust_us = 0;  // time spent checking entries' signatures (trust file, keys, Ed25519)
   common::Json json() const;
   void add(const common::Json& j);
 };

@@ -4,7 +4,9 @@ to `tar -czf` of the same files (target <= 1.3), install time as a ratio to `tar
 payload (target <= 2, verification included), and 8 concurrent installs of the package into one
 library as a ratio to one install (target <= 1.3), with, to read that last figure by, the time of
 1 and of 8 runs at once of the package into a library that already has it (the cost of the copies
-that only verify and wait).
+that only verify and wait); and an install of the same kernels signed, under a trust policy, as a
+ratio to the unsigned package without one, interleaved (target <= 1.02: what checking the
+signature adds).
 usage: bench_package.py BUILD_DIR [WORK_DIR] [--kernels N] [--repeat R]"""
 import argparse, glob, os, shutil, subprocess, sys, time
 
@@ -67,6 +69,13 @@ def main():
         tar_c += timed(["tar", "-czf", os.path.join(work, "ref.tgz"), "-C", out, "kernel_meta"], 1, setup=os.sync)
         ours_c += timed([os.path.join(build, "bin", "skb-package"), out, "-o", pkg_dir, "-q"], 1, setup=clean_pkg, env=env)
     run = glob.glob(pkg_dir + "/*.run")[0]
+    key, trusted = os.path.join(work, "ci.key"), os.path.join(work, "ci.pub")
+    with open(trusted, "w") as f:
+        subprocess.run([os.path.join(build, "bin", "skb"), "key", "new", "ci", key], check=True, stdout=f)
+    signed_dir = os.path.join(work, "signed")
+    subprocess.run([os.path.join(build, "bin", "skb-package"), out, "-o", signed_dir, "-q", "--sign-key", key],
+                   check=True, env=env)
+    signed_run = glob.glob(signed_dir + "/*.run")[0]
     text = open(run, "rb").read(8192).decode("latin-1")
     poff = int(text.split("skb_payload_offset=")[1].split("\n")[0])
     payload = os.path.join(work, "payload.tgz")
@@ -90,6 +99,11 @@ def main():
         tar_x += timed(["tar", "-xzf", payload, "-C", xdir], 1, setup=lambda: os.makedirs(xdir))
         lib = fresh("lib")
         ours_x += timed(["sh", run, "--install-path=" + lib, "-q"], 1)
+
+    unsigned_x, signed_x = [], []
+    for _ in range(a.repeat):
+        unsigned_x += timed(["sh", run, "--install-path=" + fresh("lib"), "-q"], 1, env=dict(os.environ, SKB_TRUSTED_KEYS=""))
+        signed_x += timed(["sh", signed_run, "--install-path=" + fresh("lib"), "-q", "--trusted-keys", trusted], 1)
 
     def concurrent(n):
         lib = fresh("lib")
@@ -123,12 +137,14 @@ def main():
                "concurrent8_vs_1": ratio(eight, one), "tar_czf_seconds": stats(tar_c), "package_seconds": stats(ours_c),
                "tar_xzf_seconds": stats(tar_x), "install_seconds": stats(ours_x), "install1_seconds": stats(one),
                "install8_seconds": stats(eight),
-               "installed1_seconds": stats(again1), "installed8_seconds": stats(again8)}
+               "installed1_seconds": stats(again1), "installed8_seconds": stats(again8),
+               "signed_install_vs_unsigned": ratio(signed_x, unsigned_x), "signed_install_seconds": stats(signed_x)}
     print()
     print("packager, %d kernels (%.1f MB), .run %.1f MB, %d repeats:" % (a.kernels, nbytes / 1e6, os.path.getsize(run) / 1e6, a.repeat))
     row("  skb-package / tar -czf of the same files", figures["package_vs_tar_czf"], "<= 1.3")
     row("  install (verification included) / tar -xzf", figures["install_vs_tar_xzf"], "<= 2")
     row("  8 concurrent installs / 1 install", figures["concurrent8_vs_1"], "<= 1.3")
+    row("  signed install under a trust policy / unsigned install", figures["signed_install_vs_unsigned"], "<= 1.02")
     row("  tar -czf seconds", figures["tar_czf_seconds"], unit="s")
     row("  skb-package seconds", figures["package_seconds"], unit="s")
     row("  tar -xzf seconds", figures["tar_xzf_seconds"], unit="s")

@@ -3,8 +3,11 @@
 to a cold compile of the same dump in the same run (both ninja -j2, no package), per toolchain:
   - host (the system compiler) and cuda (nvcc, when it is installed);
   - the file store; for host also redis (a redis-server this script starts on 127.0.0.1);
-  - the cold build that fills the store, against the cold compile without one (what storing costs).
-The target of warm / cold is <= 0.05 at a few hundred kernels.
+  - the cold build that fills the store, against the cold compile without one (what storing costs);
+  - what checking the entries' signatures adds to a warm build: the time its compile steps spent
+    on it (cache.trust_us: trust file, keys, Ed25519), summed over steps, over the warm build's
+    wall time (an upper bound: the steps run two at a time).
+The target of warm / cold is <= 0.05 at a few hundred kernels; of signature checks, <= 0.02.
 usage: bench_store.py BUILD_DIR [WORK_DIR] [--seqs LIST] [--repeat R] [--toolchains host,cuda] [--json FILE]"""
 import argparse, json, os, shutil, subprocess, sys, time
 
@@ -26,6 +29,7 @@ def main():
     gen = os.path.join(build, "bin", "skb-generate")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(work, "config")  # the builders' own signing key
     dump = os.path.join(work, "dump")
     subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "tools", "make_dump.py"), dump,
                     "--ranks", "2", "--seqs", a.seqs, "--hidden", "16", "--heads", "2"], check=True,
@@ -59,14 +63,15 @@ def main():
             f = {"kernels": kernels, "cold_seconds": cold}
             for store, url in stores.items():
                 fill, s = build_once("fill-%s-%s" % (tc, store), tc, url)
-                warm = []
+                warm, trust = [], []
                 for i in range(a.repeat):
                     secs, s = build_once("warm-%s-%s" % (tc, store), tc, url)
                     if s["cache"]["hits"] != kernels:
                         raise RuntimeError("%s %s: %s hits of %d kernels" % (tc, store, s["cache"]["hits"], kernels))
                     warm.append(secs)
+                    trust.append(s["cache"]["trust_us"] / 1e6)
                 f[store] = {"fill_vs_cold": ratio([fill], [cold]), "warm_vs_cold": ratio(warm, [cold] * len(warm)),
-                            "warm_seconds": stats(warm)}
+                            "warm_seconds": stats(warm), "signature_checks_vs_warm": ratio(trust, warm)}
             figures[tc] = f
     finally:
         redis.terminate()
@@ -80,6 +85,8 @@ def main():
             if store in f:
                 row("  fresh folder, warm %s store / cold compile" % store, f[store]["warm_vs_cold"], "<= 0.05")
                 row("  cold compile filling a %s store / cold compile" % store, f[store]["fill_vs_cold"])
+                row("  signature checks of a warm %s build / its wall time" % store, f[store]["signature_checks_vs_warm"],
+                    "<= 0.02")
     write_json(a.json or os.path.join(work, "figures.json"), figures)
 
 

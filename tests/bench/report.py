@@ -52,6 +52,8 @@ def main():
                              "<= 0.05"))
             rows.append(("kernel store, cold build filling the file store / cold (%s)" % tc, s["file"]["fill_vs_cold"],
                          None))
+            rows.append(("signature checks of a warm file store build / its wall time (%s)" % tc,
+                         s["file"]["signature_checks_vs_warm"], "<= 0.02"))
     rows += [
         ("skb explain of two %d-kernel builds, a flag changed (seconds)" % explain["kernels"],
          explain["flag"]["seconds"], "< 1 s"),
@@ -59,6 +61,7 @@ def main():
         ("packaging %d kernels / tar -czf" % pkg["kernels"], pkg["package_vs_tar_czf"], "<= 1.3"),
         ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 2"),
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),
+        ("signed install under a trust policy / unsigned install", pkg["signed_install_vs_unsigned"], "<= 1.02"),
         ("static / dynamic kernel speedup over %d calls (min, geomean, max)" % len(speedups),
          {"min": min(speedups), "median": kern["geomean_speedup"], "max": max(speedups)}, ">= 1.3 geomean, >= 1 each"),
     ]

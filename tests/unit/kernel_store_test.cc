@@ -41,7 +41,12 @@ struct Shared {
     s.cache_dir = cache_dir;
     return s;
   }
-  static int run(const CompileStep& s) { return run_compile_step(s, common::Diag("skb-generate")); }
+  // What a build does for one kernel: the store lookup, then the compile step.
+  static int run(const CompileStep& s) {
+    common::Diag diag("skb-generate");
+    prefetch_kernels({s}, s.cache_dir, s.cache_dir / cache::kLookupStamp, diag);
+    return run_compile_step(s, diag);
+  }
   int compiles(const std::string& build) const {
     auto text = common::read_file_if_exists(root / build / "compiles");
     return text ? static_cast<int>(std::count(text->begin(), text->end(), '\n')) : 0;
