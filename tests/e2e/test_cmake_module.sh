@@ -70,15 +70,24 @@ cmake --build tree >tree.log 2>&1 || fail "build against the build tree: $(tail 
 if configure toonew -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_VERSION=9.0; then fail "accepted skb 0.x for 9.0"; fi
 grep -q "version" toonew.configure.log || fail "no version message"
 
-step "CACHE: a second consumer build takes every kernel from the store"
-for b in cold warm; do
-  configure "$b" -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_CACHE="file://$PWD/store" || fail "configure $b"
+step "CACHE, SIGN_KEY, TRUSTED_KEYS: a consumer that trusts the signer takes every kernel, another none"
+"$SKB_BUILD/bin/skb" key new ci ci.key >ci.pub
+"$SKB_BUILD/bin/skb" key new stranger stranger.key >stranger.pub
+store=(-DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_CACHE="file://$PWD/store")
+configure cold "${store[@]}" -DSKB_CONSUMER_SIGN_KEY="$PWD/ci.key" || fail "configure cold"
+configure warm "${store[@]}" -DSKB_CONSUMER_TRUSTED_KEYS="$PWD/ci.pub" || fail "configure warm"
+configure other "${store[@]}" -DSKB_CONSUMER_TRUSTED_KEYS="$PWD/stranger.pub" || fail "configure other"
+for b in cold warm other; do
   cmake --build "$b" >"$b.log" 2>&1 || fail "build $b: $(tail -10 "$b.log")"
 done
 n=$(json_get warm/model_kernels/summary.json 'j["planned_total"]')
 expect_eq "$(json_get cold/model_kernels/summary.json 'j["cache"]["uploads"]')" "$n" "uploads of the first build"
 expect_eq "$(json_get warm/model_kernels/summary.json 'j["cache"]["hits"]')" "$n" "hits of the second build"
 grep -q "kernel store: $n hits, 0 misses" warm.log || fail "the inner build's last line: $(tail -3 warm.log)"
+expect_eq "$(json_get other/model_kernels/summary.json 'j["cache"]["untrusted"]')" "$n" "untrusted entries of a stranger's trust"
+sh cold/model_kernels/static_kernel.run --check --trusted-keys "$PWD/ci.pub" | grep -q "signed by ci, trusted by" ||
+  fail "SIGN_KEY did not sign the package"
+! grep -rqF "$(cut -d: -f2 ci.key)" cold || fail "the private key is in the build folder"
 
 step "bad arguments are reported by the function"
 mkdir -p badargs
