@@ -36,7 +36,7 @@ print("after" if finished else ("change" if marks() else "other"))
 PY
 }
 
-trials=${SKB_CRASH_TRIALS:-50}
+trials=${SKB_CRASH_TRIALS:-30}
 declare -A landed
 for t in $(seq 1 "$trials"); do
   for action in install uninstall; do

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 make_dump dump --ranks 1 --seqs 8 --hidden 16 --heads 2
 skb-generate -p dump -o out -q
 total=$(json_get out/summary.json 'j["planned_total"]')
-trials=${SKB_KILL_TRIALS:-20}
+trials=${SKB_KILL_TRIALS:-12}
 for t in $(seq 1 "$trials"); do
   rm -rf out/kernel_meta/*.so out/kernel_meta/*.json out/.ninja_log
   delay=$(python3 -c "import random; print(round(random.uniform(0.2, 2.0), 2))")
