@@ -164,7 +164,7 @@ std::optional<std::string> entry_key(const CompileStep& s) {
                 {"factors", common::parse_json(*factors)}};
     return key.dump();
   } catch (const std::runtime_error&) {  // common::Error, FieldError
-    return std::nullopt;  // explanations only: a build without them still shares its kernels
+    return std::nullopt;                 // explanations only: a build without them still shares its kernels
   }
 }
 

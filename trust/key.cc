@@ -16,19 +16,12 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "trust/openssl_ptr.h"
 
 namespace skb::trust {
 using common::Error;
 
 namespace {
-
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
 
 constexpr std::size_t kMaxKeyFile = 4096;
 
@@ -57,10 +50,14 @@ std::string named_bytes(std::string_view line, std::size_t n, const char* what, 
 
 void init_crypto() { OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr); }
 
+bool valid_key_name_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '@' || c == '-';
+}
+
 bool valid_key_name(std::string_view name) {
   if (name.empty() || name.size() > 64) return false;
   for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '@' || c == '-')) return false;
+    if (!valid_key_name_char(c)) return false;
   return true;
 }
 
@@ -103,7 +100,7 @@ PublicKey SigningKey::public_key() const {
 
 std::string SigningKey::sign(std::string_view message) const {
   Pkey k = private_pkey(seed_);
-  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  MdCtx ctx(EVP_MD_CTX_new());
   std::string sig(64, '\0');
   std::size_t n = sig.size();
   if (!ctx || EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) != 1 ||
@@ -142,8 +139,7 @@ SigningKey parse_signing_key(std::string_view text) {
 
 void write_signing_key(const std::filesystem::path& file, const SigningKey& key) {
   std::string text =
-      key.name() + ":" +
-      base64_encode(std::string_view(reinterpret_cast<const char*>(key.seed_.data()), 32)) + "\n";
+      key.name() + ":" + base64_encode(std::string_view(reinterpret_cast<const char*>(key.seed_.data()), 32)) + "\n";
   int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", file.string(), std::strerror(errno)));
   bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&

@@ -37,6 +37,9 @@ class SigningKey {
   std::array<unsigned char, 32> seed_{};
 };
 
+/// A character a key name may hold: [A-Za-z0-9._@-].
+bool valid_key_name_char(char c);
+
 /// A key name: 1 to 64 characters of [A-Za-z0-9._@-] (it is shown, and written into trust files).
 bool valid_key_name(std::string_view name);
 

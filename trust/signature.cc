@@ -3,24 +3,17 @@
 #include <openssl/evp.h>
 
 #include <fmt/format.h>
-#include <memory>
+
+#include "trust/openssl_ptr.h"
 
 namespace skb::trust {
 
 namespace {
 
-struct PkeyDeleter {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct MdCtxDeleter {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-
 bool verify(const PublicKey& key, std::string_view message, const std::string& signature) {
   init_crypto();
-  std::unique_ptr<EVP_PKEY, PkeyDeleter> k(
-      EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.bytes.data(), key.bytes.size()));
-  std::unique_ptr<EVP_MD_CTX, MdCtxDeleter> ctx(EVP_MD_CTX_new());
+  Pkey k(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.bytes.data(), key.bytes.size()));
+  MdCtx ctx(EVP_MD_CTX_new());
   return k && ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) == 1 &&
          EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
                           reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -39,7 +38,7 @@ std::string default_key_name() {
   if (::gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
   std::string name = (user.empty() ? "user" : user) + "@" + host;
   for (char& c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '@' || c == '-')) c = '-';
+    if (!valid_key_name_char(c)) c = '-';
   return name.substr(0, 64);
 }
 
@@ -69,8 +68,7 @@ SigningKey own_signing_key() {
     int rc = ::link(tmp.c_str(), file.c_str());
     int err = errno;
     ::unlink(tmp.c_str());
-    if (rc != 0 && err != EEXIST)
-      throw Error(fmt::format("{}: cannot create: {}", file.string(), std::strerror(err)));
+    if (rc != 0 && err != EEXIST) throw Error(fmt::format("{}: cannot create: {}", file.string(), std::strerror(err)));
   }
   return read_signing_key(file);
 }

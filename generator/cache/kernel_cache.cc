@@ -106,7 +106,7 @@ trust::TrustedKeys trusted_keys_of(const Settings& s) {
 }
 
 Json Stats::json() const {
-  return {{"hits", hits},         {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
+  return {{"hits", hits},           {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
           {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
           {"trust_us", trust_us}};
 }
@@ -191,8 +191,9 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
     if (!signed_by.trusted()) {
       ++stats_.untrusted;
-      diag_.warning(fmt::format("kernel store {}: the entry of {} is not used: {} (trusted keys: {}); compiling locally",
-                                where_.display, name, signed_by.describe(), keys->source));
+      diag_.warning(
+          fmt::format("kernel store {}: the entry of {} is not used: {} (trusted keys: {}); compiling locally",
+                      where_.display, name, signed_by.describe(), keys->source));
       return std::nullopt;
     }
     why = check(files);
@@ -260,9 +261,10 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   }
   std::error_code ec;
   fs::remove(dir / kLog, ec);
-  diag.note(fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
-                        total.hits, total.misses, total.uploads, total.corrupt, total.untrusted, total.errors,
-                        bytes_text(total.bytes_down), bytes_text(total.bytes_up)));
+  diag.note(
+      fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
+                  total.hits, total.misses, total.uploads, total.corrupt, total.untrusted, total.errors,
+                  bytes_text(total.bytes_down), bytes_text(total.bytes_up)));
   return 0;
 }
 
