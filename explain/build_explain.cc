@@ -7,7 +7,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/cache/module.h"
+#include "store/module.h"
 #include "generator/ninja_writer.h"
 #include "opmodel/op_record.h"
 
@@ -104,10 +104,10 @@ KernelSet read_entry(const fs::path& file) {
   KernelSet set;
   set.where = file.string();
   set.entry = true;
-  generator::cache::EntryFiles files;
+  store::EntryFiles files;
   try {
-    files = generator::cache::store_module().unpack_entry(common::read_file(file, std::size_t(1) << 30));
-  } catch (const generator::cache::BadEntry& e) {
+    files = store::store_module().unpack_entry(common::read_file(file, std::size_t(1) << 30));
+  } catch (const store::BadEntry& e) {
     throw Error(fmt::format("{}: not a kernel store entry: {}", file.string(), e.what()));
   }
   KernelSet::Kernel k;

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/version.h"
-#include "generator/cache/kernel_cache.h"
+#include "store/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/generate.h"
 #include "opmodel/discovery.h"
@@ -136,10 +136,10 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
   if (cs->parsed()) return run_compile_step(step, diag);
-  if (report->parsed()) return cache::report_cache(report_dir, diag);
+  if (report->parsed()) return store::report_cache(report_dir, diag);
   if (prefetch->parsed()) {
-    prefetch_kernels(planned_steps(prefetch_dir), prefetch_dir / cache::kCacheDir,
-                     prefetch_dir / cache::kCacheDir / cache::kLookupStamp, diag);
+    prefetch_kernels(planned_steps(prefetch_dir), prefetch_dir / store::kCacheDir,
+                     prefetch_dir / store::kCacheDir / store::kLookupStamp, diag);
     return kExitOk;
   }
 

@@ -12,7 +12,7 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
-#include "generator/cache/kernel_cache.h"
+#include "store/kernel_cache.h"
 #include "generator/ninja_writer.h"
 #include "generator/sidecar.h"
 #include "opmodel/defines.h"
@@ -108,7 +108,7 @@ void record_sidecar(const CompileStep& s, const std::string& text, Json& result)
 
 }  // namespace
 
-std::string entry_mismatch(const CompileStep& s, const cache::EntryFiles& f) {
+std::string entry_mismatch(const CompileStep& s, const store::EntryFiles& f) {
   Json expected = build_result(s, common::sha256_hex(f.binary), f.binary.size());
   if (s.sidecar != f.sidecar.has_value())
     return s.sidecar ? "it holds no compiler sidecar" : "it holds a sidecar this toolchain does not write";
@@ -221,8 +221,8 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   auto outcome = compile(s, t.bin, t.side);
   if (auto* rc = std::get_if<int>(&outcome)) return *rc;
   std::string record = std::get<Json>(outcome).dump(2) + "\n";
-  auto store = s.cache_dir.empty() ? nullptr : cache::KernelCache::open(s.cache_dir, diag);
-  cache::EntryFiles files;
+  auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
+  store::EntryFiles files;
   if (store) {
     files.record = record;
     files.binary = common::read_file(t.bin);
@@ -237,14 +237,14 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
 
 void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cache_dir, const fs::path& stamp,
                       const common::Diag& diag) {
-  auto store = cache::KernelCache::open(cache_dir, diag);
+  auto store = store::KernelCache::open(cache_dir, diag);
   std::error_code ec;
   fs::remove_all(cache_dir / "fetched", ec);
   if (store) common::ensure_real_dir(cache_dir / "fetched");
   for (const CompileStep& s : steps) {
     if (!store) break;
     if (already_built(s)) continue;
-    auto files = store->fetch(s.name, [&](const cache::EntryFiles& f) { return entry_mismatch(s, f); });
+    auto files = store->fetch(s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); });
     if (!files) continue;
     TempFiles t(s);
     common::write_atomic(t.bin, files->binary, files->binary_mode, common::Sync::kAtomic);
@@ -271,7 +271,7 @@ std::vector<CompileStep> planned_steps(const fs::path& build_dir) {
       s.entry = plan.at(s.variant == "dynamic" ? "dynamic_entry" : "entry").get<std::string>();
       s.toolchain_id = plan.at("toolchain_identity").get<std::string>();
       s.sidecar = plan.at("sidecar").get<bool>();
-      s.cache_dir = build_dir / cache::kCacheDir;
+      s.cache_dir = build_dir / store::kCacheDir;
       steps.push_back(std::move(s));
     }
   } catch (const Json::exception& e) {

@@ -5,7 +5,7 @@
 
 #include "common/diag.h"
 #include "common/json_input.h"
-#include "generator/cache/entry.h"
+#include "store/entry.h"
 
 namespace skb::generator {
 
@@ -63,7 +63,7 @@ std::vector<CompileStep> planned_steps(const std::filesystem::path& build_dir);
 /// record must be exactly the one this step would write for the entry's binary and sidecar,
 /// which proves the binary's sha256 and size, the toolchain identity, the variant, the entry
 /// symbol and the sidecar. The entry is untrusted: any bytes give an answer, never an exception.
-std::string entry_mismatch(const CompileStep& step, const cache::EntryFiles& entry);
+std::string entry_mismatch(const CompileStep& step, const store::EntryFiles& entry);
 
 /// The build result recorded in <dir>/<name>.json for a binary, as written by the step (the
 /// sidecar's fields, when there is one, are added to it).

@@ -11,8 +11,8 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/cache/kernel_cache.h"
-#include "generator/cache/module.h"
+#include "store/kernel_cache.h"
+#include "store/module.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_writer.h"
 #include "generator/plan.h"
@@ -61,25 +61,25 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
 // it has none), and the last build's counts of the store for summary.json (null before the
 // first build with it).
 std::optional<common::Json> write_cache_config(const fs::path& out, const Options& o) {
-  fs::path dir = out / cache::kCacheDir;
+  fs::path dir = out / store::kCacheDir;
   std::error_code ec;
   if (o.cache.empty()) {
     fs::remove(dir / "config.json", ec);
     fs::remove(dir / "stats.json", ec);
     return std::nullopt;
   }
-  cache::Settings settings;
-  settings.where = cache::curl_module().parse_location(o.cache);  // a bad URL fails here
+  store::Settings settings;
+  settings.where = store::curl_module().parse_location(o.cache);  // a bad URL fails here
   settings.max_size = o.cache_max_size;
   if (o.cache_read_only) settings.where.read_only = true;
   if (!o.sign_key.empty()) settings.signing_key = fs::absolute(o.sign_key).lexically_normal().string();
   if (!o.trusted_keys.empty()) settings.trusted_keys = fs::absolute(o.trusted_keys).lexically_normal().string();
   // A bad key or trust file fails here, once, not in every compile step; the user's own key is
   // made now when it is the one in use.
-  cache::trusted_keys_of(settings);
-  if (!settings.where.read_only) cache::signer_of(settings);
+  store::trusted_keys_of(settings);
+  if (!settings.where.read_only) store::signer_of(settings);
   common::ensure_real_dir(dir);
-  common::write_if_changed(dir / "config.json", cache::settings_json(settings), common::Sync::kAtomic);
+  common::write_if_changed(dir / "config.json", store::settings_json(settings), common::Sync::kAtomic);
   auto stats = common::read_file_if_exists(dir / "stats.json", 1 << 16);
   common::Json j = stats ? common::Json::parse(*stats, nullptr, false) : common::Json();
   return j.is_object() ? j : common::Json();

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "common/version.h"
-#include "generator/cache/kernel_cache.h"
+#include "store/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_syntax.h"
 
@@ -79,7 +79,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   // it, and a static kernel's -D macros (@DEFINES@) are made from that file by the compile step.
   std::vector<std::string> step = {
       "$skb",     "compile-step", "--dir",   "$k",     "--name",         "$n",        "--variant",   "$variant",
-      "--suffix", tc.suffix,      "--entry", "$entry", "--toolchain-id", tc.identity, "--cache-dir", cache::kCacheDir};
+      "--suffix", tc.suffix,      "--entry", "$entry", "--toolchain-id", tc.identity, "--cache-dir", store::kCacheDir};
   if (tc.list_separator != ",") step.insert(step.end(), {"--list-separator", tc.list_separator});
   if (tc.sidecar) step.push_back("--sidecar");
   step.push_back("--");
@@ -108,10 +108,10 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("  command = $skb cache-prefetch --dir .");
     line("  description = Looking {} kernels up in the kernel store", plan.kernels.size());
     line("");
-    line("build {}/{}: cache_lookup plan.json | {}/config.json", cache::kCacheDir, cache::kLookupStamp,
-         cache::kCacheDir);
+    line("build {}/{}: cache_lookup plan.json | {}/config.json", store::kCacheDir, store::kLookupStamp,
+         store::kCacheDir);
     line("");
-    lookup = fmt::format(" || {}/{}", cache::kCacheDir, cache::kLookupStamp);
+    lookup = fmt::format(" || {}/{}", store::kCacheDir, store::kLookupStamp);
   }
   std::string all;
   for (const Kernel& k : plan.kernels) {
@@ -151,9 +151,9 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("  command = $skb cache-report --dir .");
     line("  description = Kernel store report");
     line("");
-    line("build {}/stats.json: cache_report{}", cache::kCacheDir, records);
+    line("build {}/stats.json: cache_report{}", store::kCacheDir, records);
     line("");
-    all = fmt::format(" {}/stats.json", cache::kCacheDir);
+    all = fmt::format(" {}/stats.json", store::kCacheDir);
   }
   line("build all: phony{}", all);
   line("default all");

@@ -8,17 +8,17 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "common/sha256.h"
-#include "generator/cache/entry.h"
+#include "store/entry.h"
 #include "generator/compile_step.h"
 #include "generator/key_factors.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace skb;
-  generator::cache::EntryFiles files;
+  store::EntryFiles files;
   try {
-    files = generator::cache::unpack_entry(std::string(fuzz_text(data, size)));
-  } catch (const generator::cache::BadEntry&) {
+    files = store::unpack_entry(std::string(fuzz_text(data, size)));
+  } catch (const store::BadEntry&) {
     return 0;
   }
   if (files.key) {
@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     SKB_FUZZ_CHECK(record["size"] == files.binary.size());
     SKB_FUZZ_CHECK(record["toolchain"] == step.toolchain_id && record["name"] == step.name);
     SKB_FUZZ_CHECK(files.sidecar.has_value() == sidecar);
-    generator::cache::EntryFiles again = generator::cache::unpack_entry(generator::cache::pack_entry(files));
+    store::EntryFiles again = store::unpack_entry(store::pack_entry(files));
     SKB_FUZZ_CHECK(again.record == files.record && again.binary == files.binary && again.sidecar == files.sidecar);
     SKB_FUZZ_CHECK(again.key == files.key);
     SKB_FUZZ_CHECK(again.binary_mode == files.binary_mode && (files.binary_mode & ~0755u) == 0);

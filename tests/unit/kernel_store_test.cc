@@ -7,10 +7,10 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
-#include "generator/cache/entry.h"
-#include "generator/cache/entry_signature.h"
-#include "generator/cache/kernel_cache.h"
-#include "generator/cache/store.h"
+#include "store/entry.h"
+#include "store/entry_signature.h"
+#include "store/kernel_cache.h"
+#include "store/store.h"
 #include "generator/compile_step.h"
 #include "test_util.h"
 #include "trust/signature.h"
@@ -19,7 +19,7 @@
 namespace skb::generator {
 namespace {
 namespace fs = std::filesystem;
-using cache::EntryFiles;
+using store::EntryFiles;
 
 // A kernel store and two build folders that share it.
 struct Shared {
@@ -34,7 +34,7 @@ struct Shared {
     fs::create_directories(cache_dir);
     common::write_atomic(
         cache_dir / "config.json",
-        cache::settings_json({cache::parse_location(url.empty() ? "file://" + store.string() : url), 0}));
+        store::settings_json({store::parse_location(url.empty() ? "file://" + store.string() : url), 0}));
     CompileStep s = test::relu_step(dir, {"sh", "-c", "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"", "@OUT@", bytes,
                                           (root / build / "compiles").string()});
     s.toolchain_id = "tc-a";
@@ -44,7 +44,7 @@ struct Shared {
   // What a build does for one kernel: the store lookup, then the compile step.
   static int run(const CompileStep& s) {
     common::Diag diag("skb-generate");
-    prefetch_kernels({s}, s.cache_dir, s.cache_dir / cache::kLookupStamp, diag);
+    prefetch_kernels({s}, s.cache_dir, s.cache_dir / store::kLookupStamp, diag);
     return run_compile_step(s, diag);
   }
   int compiles(const std::string& build) const {
@@ -52,8 +52,8 @@ struct Shared {
     return text ? static_cast<int>(std::count(text->begin(), text->end(), '\n')) : 0;
   }
   // The counts the steps of a build folder logged, added up.
-  cache::Stats stats(const std::string& build) const {
-    cache::Stats total;
+  store::Stats stats(const std::string& build) const {
+    store::Stats total;
     auto log = common::read_file_if_exists(root / build / "cache" / "log");
     for (std::size_t at = 0; log && at < log->size();) {
       std::size_t end = log->find('\n', at);
@@ -78,7 +78,7 @@ struct Shared {
 TEST(KernelStore, RefusesAPasswordInTheUrl) {
   for (const char* url : {"redis://:s3cret@cache.example:7000/3", "http://user:s3cret@127.0.0.1/kernels"}) {
     try {
-      cache::parse_location(url);
+      store::parse_location(url);
       ADD_FAILURE() << url << " was taken";
     } catch (const common::Error& e) {
       EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
@@ -88,49 +88,49 @@ TEST(KernelStore, RefusesAPasswordInTheUrl) {
 }
 
 TEST(KernelStore, ParsesTheThreeKindsOfUrl) {
-  auto f = cache::parse_location("file:///srv/kernels");
+  auto f = store::parse_location("file:///srv/kernels");
   EXPECT_EQ(f.scheme, "file");
   EXPECT_EQ(f.path, "/srv/kernels");
   EXPECT_FALSE(f.read_only);
-  auto r = cache::parse_location("redis://builder@cache.example:7000/3?mode=ro");
+  auto r = store::parse_location("redis://builder@cache.example:7000/3?mode=ro");
   EXPECT_EQ(r.host, "cache.example");
   EXPECT_EQ(r.port, 7000);
   EXPECT_EQ(r.path, "/3");
   EXPECT_EQ(r.user, "builder");
   EXPECT_TRUE(r.password.empty());
   EXPECT_TRUE(r.read_only);
-  EXPECT_EQ(cache::parse_location("redis://localhost").port, 6379);
-  auto h = cache::parse_location("http://127.0.0.1:8080/kernels/?timeout=1.5");
+  EXPECT_EQ(store::parse_location("redis://localhost").port, 6379);
+  auto h = store::parse_location("http://127.0.0.1:8080/kernels/?timeout=1.5");
   EXPECT_EQ(h.path, "/kernels");
   EXPECT_EQ(h.timeout_ms, 1500u);
   EXPECT_EQ(h.connect_timeout_ms, 1500u);
   for (const char* bad : {"ftp://host/x", "redis://host/db1", "file://server/x", "http://h/p?mode=rx",
                           "http://h/p?timeout=0", "not a url", "file:///"}) {
-    EXPECT_THROW(cache::parse_location(bad), common::Error) << bad;
+    EXPECT_THROW(store::parse_location(bad), common::Error) << bad;
   }
 }
 
 TEST(KernelStore, AnEntryIsOneObjectAndNoPrefixOfItPassesForIt) {
   EntryFiles files{"{\"size\": 5}\n", std::string(4000, 'k') + "tail", std::string("{\"blockDim\": 8}")};
-  std::string object = cache::pack_entry(files);
-  EXPECT_EQ(cache::pack_entry(files), object);  // the same files make the same bytes
-  EntryFiles back = cache::unpack_entry(object);
+  std::string object = store::pack_entry(files);
+  EXPECT_EQ(store::pack_entry(files), object);  // the same files make the same bytes
+  EntryFiles back = store::unpack_entry(object);
   EXPECT_EQ(back.record, files.record);
   EXPECT_EQ(back.binary, files.binary);
   EXPECT_EQ(back.sidecar, files.sidecar);
   EXPECT_EQ(back.binary_mode, 0644u);
   files.binary_mode = 04777;  // no set-id bit, nothing writable by others, ever comes back
-  EXPECT_EQ(cache::unpack_entry(cache::pack_entry(files)).binary_mode, 0755u);
+  EXPECT_EQ(store::unpack_entry(store::pack_entry(files)).binary_mode, 0755u);
   // A truncated object is refused, or (cut in its end padding) still the whole entry.
   for (std::size_t cut = 0; cut < object.size(); ++cut) {
     try {
-      EntryFiles part = cache::unpack_entry(object.substr(0, cut));
+      EntryFiles part = store::unpack_entry(object.substr(0, cut));
       EXPECT_EQ(part.binary, files.binary) << cut;
       EXPECT_EQ(part.sidecar, files.sidecar) << cut;
-    } catch (const cache::BadEntry&) {
+    } catch (const store::BadEntry&) {
     }
   }
-  EXPECT_THROW(cache::unpack_entry("garbage"), cache::BadEntry);
+  EXPECT_THROW(store::unpack_entry("garbage"), store::BadEntry);
 }
 
 TEST(KernelStore, SecondBuildFolderTakesTheKernelWithoutCompiling) {
@@ -147,7 +147,7 @@ TEST(KernelStore, SecondBuildFolderTakesTheKernelWithoutCompiling) {
   EXPECT_EQ(sh.record(b), sh.record(a));
   EXPECT_EQ(fs::status(b.dir / (b.name + ".so")).permissions(), fs::status(a.dir / (a.name + ".so")).permissions());
   EXPECT_TRUE(keep_if_complete(b.dir, b.name, ".so"));
-  cache::Stats st = sh.stats("b");
+  store::Stats st = sh.stats("b");
   EXPECT_EQ(st.hits, 1u);
   EXPECT_EQ(st.misses, 0u);
   EXPECT_EQ(st.uploads, 0u);
@@ -172,12 +172,12 @@ TEST(KernelStore, DamagedTruncatedOrForeignEntriesAreCompiledLocallyAndReplaced)
   // Both signed by a trusted key (the user's own, as a builder of another toolchain would be):
   // what proves them wrong is their contents, not their signer.
   for (EntryFiles* e : {&foreign, &swapped})
-    e->signature = trust::signature_line(trust::own_signing_key(), cache::entry_message(same.name, *e));
+    e->signature = trust::signature_line(trust::own_signing_key(), store::entry_message(same.name, *e));
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"damaged", std::string(good).replace(good.size() / 2, 8, "XXXXXXXX")},
       {"truncated", good.substr(0, good.size() / 2)},
-      {"foreign", cache::pack_entry(foreign)},
-      {"swapped", cache::pack_entry(swapped)},
+      {"foreign", store::pack_entry(foreign)},
+      {"swapped", store::pack_entry(swapped)},
   };
   for (const auto& [what, object] : bad) {
     common::write_atomic(entry, object);
@@ -186,12 +186,12 @@ TEST(KernelStore, DamagedTruncatedOrForeignEntriesAreCompiledLocallyAndReplaced)
     ASSERT_EQ(sh.run(b), 0) << what;
     EXPECT_EQ(sh.compiles(build), 1) << what;
     EXPECT_EQ(sh.kernel(b), "kernel-bytes") << what;
-    cache::Stats st = sh.stats(build);
+    store::Stats st = sh.stats(build);
     EXPECT_EQ(st.corrupt, 1u) << what;
     EXPECT_EQ(st.misses, 1u) << what;
     EXPECT_EQ(st.hits, 0u) << what;
     EXPECT_EQ(st.uploads, 1u) << what;  // the good entry replaces the bad one
-    EXPECT_EQ(cache::unpack_entry(common::read_file(entry)).binary, "kernel-bytes") << what;
+    EXPECT_EQ(store::unpack_entry(common::read_file(entry)).binary, "kernel-bytes") << what;
   }
 }
 
@@ -202,25 +202,25 @@ TEST(KernelStore, OnlyEntriesSignedByATrustedKeyAreUsed) {
   CompileStep a = sh.step("a", "kernel-bytes");
   ASSERT_EQ(sh.run(a), 0);
   fs::path entry = sh.entry_file();
-  EntryFiles good = cache::unpack_entry(common::read_file(entry));
+  EntryFiles good = store::unpack_entry(common::read_file(entry));
   ASSERT_TRUE(good.signature.has_value());
-  EXPECT_TRUE(trust::check_signature(trust::own_trusted_keys(), cache::entry_message(a.name, good), good.signature)
+  EXPECT_TRUE(trust::check_signature(trust::own_trusted_keys(), store::entry_message(a.name, good), good.signature)
                   .trusted());
 
   EntryFiles unsigned_entry = good, other_key = good, other_name = good, changed = good;
   unsigned_entry.signature.reset();
   other_key.signature = trust::signature_line(trust::generate_signing_key("stranger"),
-                                              cache::entry_message(a.name, other_key));
-  other_name.signature = trust::signature_line(trust::own_signing_key(), cache::entry_message("Relu_other", good));
+                                              store::entry_message(a.name, other_key));
+  other_name.signature = trust::signature_line(trust::own_signing_key(), store::entry_message("Relu_other", good));
   changed.binary_mode = 0600;  // a field a hit uses, the signature left as it was
   for (const auto& [what, files] : std::vector<std::pair<std::string, EntryFiles>>{
            {"unsigned", unsigned_entry}, {"other key", other_key}, {"other name", other_name}, {"changed", changed}}) {
-    common::write_atomic(entry, cache::pack_entry(files));
+    common::write_atomic(entry, store::pack_entry(files));
     std::string build = "u-" + what.substr(0, 1) + what.substr(what.size() - 1);
     CompileStep b = sh.step(build, "kernel-bytes");
     ASSERT_EQ(sh.run(b), 0) << what;
     EXPECT_EQ(sh.compiles(build), 1) << what;
-    cache::Stats st = sh.stats(build);
+    store::Stats st = sh.stats(build);
     EXPECT_EQ(st.untrusted, 1u) << what;
     EXPECT_EQ(st.corrupt, 0u) << what;
     EXPECT_EQ(st.hits, 0u) << what;
@@ -275,20 +275,20 @@ TEST(KernelStore, StoreThatIsDownCostsOneWarningAndALocalCompile) {
   // the next step leaves the store alone for a while: no second error, no second timeout
   fs::remove(a.dir / (a.name + ".json"));
   ASSERT_EQ(sh.run(a), 0);
-  cache::Stats st = sh.stats("a");
+  store::Stats st = sh.stats("a");
   EXPECT_EQ(st.errors, 1u);
   EXPECT_EQ(st.misses, 2u);
 }
 
 TEST(KernelStore, FileStoreStaysUnderItsCapWithSeveralWritersAtOnce) {
   fs::path root = test::scratch_dir() / "store";
-  cache::Location where = cache::parse_location("file://" + root.string());
+  store::Location where = store::parse_location("file://" + root.string());
   constexpr std::uint64_t kCap = 64 * 1024;
   std::atomic<int> failures{0};
   std::vector<std::thread> writers;
   for (int w = 0; w < 4; ++w) {
     writers.emplace_back([&, w] {
-      auto store = cache::open_store(where, kCap);
+      auto store = store::open_store(where, kCap);
       for (int i = 0; i < 100; ++i) {
         try {
           store->put("k" + std::to_string(w * 100 + i), std::string(1024 + i, 'a' + w));
@@ -317,7 +317,7 @@ TEST(KernelStore, FileStoreStaysUnderItsCapWithSeveralWritersAtOnce) {
 
 TEST(KernelStore, EvictionTakesTheLeastRecentlyUsedFirst) {
   fs::path root = test::scratch_dir() / "store";
-  auto store = cache::open_store(cache::parse_location("file://" + root.string()), 16 * 16 * 1024);
+  auto store = store::open_store(store::parse_location("file://" + root.string()), 16 * 16 * 1024);
   // keys of one shard only, so that the shard's share (16 KiB) is what evicts
   std::vector<std::string> keys;
   std::string shard;

@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "common/error.h"
-#include "generator/cache/store.h"
+#include "store/store.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 using common::Error;
 
 namespace {
@@ -108,4 +108,4 @@ Location parse_location(const std::string& url) {
   return l;
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

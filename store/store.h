@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 /// A store that could not be reached or did not do what was asked (down, slow past its timeout,
 /// full, refused). The build goes on without it: a warning and a local compile.
@@ -55,4 +55,4 @@ std::unique_ptr<Store> open_file_store(const Location& where, std::uint64_t max_
 std::unique_ptr<Store> open_redis_store(const Location& where);
 std::unique_ptr<Store> open_http_store(const Location& where);
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

@@ -8,12 +8,12 @@
 
 #include "common/diag.h"
 #include "common/json_input.h"
-#include "generator/cache/entry.h"
-#include "generator/cache/store.h"
+#include "store/entry.h"
+#include "store/store.h"
 #include "trust/key.h"
 #include "trust/trusted_keys.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 /// The build folder's cache files, in OUT/cache/: config.json (the store, written by the
 /// generator), log (one line per compile step of the running build), stats.json (the last
@@ -86,4 +86,4 @@ class KernelCache {
 /// one line for people, and starts the next build's log. Returns 0.
 int report_cache(const std::filesystem::path& build_dir, const common::Diag& diag);
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

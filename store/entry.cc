@@ -1,4 +1,4 @@
-#include "generator/cache/entry.h"
+#include "store/entry.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 namespace {
 
@@ -100,4 +100,4 @@ EntryFiles unpack_entry(const std::string& object) {
   return files;
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

@@ -1,4 +1,4 @@
-#include "generator/cache/kernel_cache.h"
+#include "store/kernel_cache.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,12 +9,12 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/cache/entry_signature.h"
-#include "generator/cache/module.h"
+#include "store/entry_signature.h"
+#include "store/module.h"
 #include "trust/signature.h"
 #include "trust/user_keys.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 namespace fs = std::filesystem;
 using common::Json;
 
@@ -268,4 +268,4 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   return 0;
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

@@ -1,10 +1,10 @@
-#include "generator/cache/entry_signature.h"
+#include "store/entry_signature.h"
 
 #include <fmt/format.h>
 
 #include "common/sha256.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 std::string entry_message(const std::string& kernel_name, const EntryFiles& f) {
   return fmt::format("skb-store-entry-v1\nname {}\nrecord {}\nbinary {} {:04o}\nsidecar {}\n", kernel_name,
@@ -12,4 +12,4 @@ std::string entry_message(const std::string& kernel_name, const EntryFiles& f) {
                      f.sidecar ? common::sha256_hex(*f.sidecar) : "none");
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

@@ -7,12 +7,12 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "generator/cache/module.h"
+#include "store/module.h"
 
-extern "C" __attribute__((weak)) const skb::generator::cache::StoreModule* skb_store_module();
-extern "C" __attribute__((weak)) const skb::generator::cache::CurlModule* skb_store_curl_module();
+extern "C" __attribute__((weak)) const skb::store::StoreModule* skb_store_module();
+extern "C" __attribute__((weak)) const skb::store::CurlModule* skb_store_curl_module();
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 namespace {
 
@@ -51,4 +51,4 @@ std::unique_ptr<Store> open_store(const Location& where, std::uint64_t max_size)
   return curl_module().open_http_store(where);
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

@@ -1,9 +1,9 @@
 #pragma once
 #include <string>
 
-#include "generator/cache/entry.h"
+#include "store/entry.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 /// What a builder signs of an entry: the kernel's name and everything a hit uses (its build
 /// record, its binary and its mode, its sidecar), each by SHA-256, after a label of its own. A
@@ -11,4 +11,4 @@ namespace skb::generator::cache {
 /// key.json (explanations only, never used to build) is not covered.
 std::string entry_message(const std::string& kernel_name, const EntryFiles& files);
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

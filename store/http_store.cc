@@ -10,9 +10,9 @@
 #include <memory>
 #include <mutex>
 
-#include "generator/cache/store.h"
+#include "store/store.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 namespace {
 
@@ -117,4 +117,4 @@ class HttpStore : public Store {
 
 std::unique_ptr<Store> open_http_store(const Location& where) { return std::make_unique<HttpStore>(where); }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

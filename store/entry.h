@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 /// The files of one kernel, as one store entry holds them: its build record, its binary and,
 /// when the toolchain writes one, the compiler's sidecar.
@@ -34,4 +34,4 @@ std::string pack_entry(const EntryFiles& files);
 /// The files of an object from pack_entry; throws BadEntry.
 EntryFiles unpack_entry(const std::string& object);
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

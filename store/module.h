@@ -3,10 +3,10 @@
 #include <memory>
 #include <string>
 
-#include "generator/cache/entry.h"
-#include "generator/cache/store.h"
+#include "store/entry.h"
+#include "store/store.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 /// The kernel store's clients and entry format live in two modules that only builds with a store
 /// load, so that no compile step pays for loading their libraries otherwise, and a step of a
@@ -31,8 +31,8 @@ struct CurlModule {
 const StoreModule& store_module();
 const CurlModule& curl_module();
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store
 
 /// The one symbol each module exports.
-extern "C" const skb::generator::cache::StoreModule* skb_store_module();
-extern "C" const skb::generator::cache::CurlModule* skb_store_curl_module();
+extern "C" const skb::store::StoreModule* skb_store_module();
+extern "C" const skb::store::CurlModule* skb_store_curl_module();

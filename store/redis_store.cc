@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <memory>
 
-#include "generator/cache/store.h"
+#include "store/store.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 
 namespace {
 
@@ -93,4 +93,4 @@ class RedisStore : public Store {
 
 std::unique_ptr<Store> open_redis_store(const Location& where) { return std::make_unique<RedisStore>(where); }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store

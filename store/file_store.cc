@@ -18,9 +18,9 @@
 
 #include "common/fs.h"
 #include "common/sha256.h"
-#include "generator/cache/store.h"
+#include "store/store.h"
 
-namespace skb::generator::cache {
+namespace skb::store {
 namespace fs = std::filesystem;
 
 namespace {
@@ -160,4 +160,4 @@ std::unique_ptr<Store> open_file_store(const Location& where, std::uint64_t max_
   return std::make_unique<FileStore>(root, max_size, where.read_only);
 }
 
-}  // namespace skb::generator::cache
+}  // namespace skb::store
