@@ -28,11 +28,20 @@ Outputs in OUT:
                           link to it at OUT/static_kernel.run; a new one only when a kernel
                           changed, and then it replaces the one it follows
   summary.json            files scanned and rejected, records, planned and unsupported ops;
-                          with --cache, what the kernel store did in the last build
-  cache/                  with --cache: the store's settings and the last build's counts
+                          what the kernel stores did in the last build
+  cache/                  the stores' settings and the last build's counts
 
-Kernel store (--cache URL, or SKB_CACHE): before compiling a kernel, the build looks it up
-by name in a store shared by build folders, machines and people, and stores what it compiles:
+Local kernel store (on by default): before compiling a kernel, the build looks it up by
+name in the user's private store, and keeps what it compiles there, so that a rerun in any
+folder, a restart, or another project compiles only what is new:
+  --cache-dir DIR, else SKB_CACHE_DIR, else cache_dir in ~/.config/skb/skb.conf, else
+  $XDG_CACHE_HOME/skb, else ~/.cache/skb; "off" (or --no-cache) turns it off. It is made 0700
+  and used only when it is this user's folder and nobody else may write it.
+  Cap: --cache-dir-max-size, else SKB_CACHE_MAX_SIZE, else max_size in DIR/skb.conf, else in
+  ~/.config/skb/skb.conf, else 5G; least recently used kernels go first. See skb cache --help.
+
+Shared kernel store (--cache URL, or SKB_CACHE): looked up after the local one (a hit is kept
+locally); what the build compiles goes to both. A store shared by machines and people:
   file:///folder                     a local or mounted (NFS) folder; --cache-max-size caps it
   redis://[user@]host[:port][/db]   (password: SKB_REDIS_PASSWORD)
   http(s)://host[:port]/prefix       GET and PUT, as nginx WebDAV or bazel-remote serve them
@@ -90,8 +99,13 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");
   app.add_option("--cache", o.cache, "Kernel store URL: file:///folder, redis://host:port[/db] or http://host/prefix")
       ->envname("SKB_CACHE");
-  bool no_cache = false;
-  app.add_flag("--no-cache", no_cache, "No kernel store, even when SKB_CACHE is set");
+  bool no_shared_cache = false;
+  app.add_flag("--no-cache", o.local.off, "No kernel store at all: neither the local one nor SKB_CACHE's");
+  app.add_flag("--no-shared-cache", no_shared_cache, "No shared store, even when SKB_CACHE is set")->group("");
+  app.add_option("--cache-dir", o.local.dir, "The private local kernel store (default: $SKB_CACHE_DIR, else ~/.cache/skb; off: none)");
+  app.add_option("--cache-dir-max-size", o.local.max_size,
+                 "Cap of the local store, e.g. 5G (default: skb.conf's max_size, else 5G)")
+      ->transform(CLI::AsSizeValue(false));
   app.add_flag("--cache-read-only", o.cache_read_only, "Take kernels from the store, never write to it");
   app.add_option("--cache-max-size", o.cache_max_size,
                  "Cap of a file:// store, e.g. 500M or 20G; least recently used entries go first")
@@ -148,7 +162,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     return kExitUsage;
   }
   for (const auto& d : dirs) o.op_params_dirs.emplace_back(d);
-  if (no_cache) o.cache.clear();
+  if (o.local.off || no_shared_cache) o.cache.clear();
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
   Outcome out = generate(o, gen_diag);

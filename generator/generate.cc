@@ -60,16 +60,26 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
 // OUT/cache/config.json for the compile steps, when the build has a kernel store (removed when
 // it has none), and the last build's counts of the store for summary.json (null before the
 // first build with it).
-std::optional<common::Json> write_cache_config(const fs::path& out, const Options& o) {
+std::optional<common::Json> write_cache_config(const fs::path& out, const Options& o, const store::LocalConfig& local,
+                                               const common::Diag& diag) {
   fs::path dir = out / store::kCacheDir;
   std::error_code ec;
-  if (o.cache.empty()) {
+  store::Settings settings;
+  if (!local.dir.empty()) {
+    if (std::string why = store::claim_private_dir(local.dir); why.empty()) {
+      settings.local_dir = local.dir.string();
+      settings.local_max_size = local.max_size;
+    } else {
+      diag.warning(fmt::format("local kernel store {} is not used: {} (from {}); compiling as if there were none",
+                               local.dir.string(), why, local.dir_from));
+    }
+  }
+  if (o.cache.empty() && settings.local_dir.empty()) {
     fs::remove(dir / "config.json", ec);
     fs::remove(dir / "stats.json", ec);
     return std::nullopt;
   }
-  store::Settings settings;
-  settings.where = store::curl_module().parse_location(o.cache);  // a bad URL fails here
+  if (!o.cache.empty()) settings.where = store::curl_module().parse_location(o.cache);  // a bad URL fails here
   settings.max_size = o.cache_max_size;
   if (o.cache_read_only) settings.where.read_only = true;
   if (!o.sign_key.empty()) settings.signing_key = fs::absolute(o.sign_key).lexically_normal().string();
@@ -131,7 +141,7 @@ std::string plan_json(const Plan& plan, const Toolchain& tc) {
 
 }  // namespace
 
-std::vector<std::string> regenerate_args(const Options& o) {
+std::vector<std::string> regenerate_args(const Options& o, const store::LocalConfig& local) {
   std::vector<std::string> args;
   for (const auto& d : o.op_params_dirs) {
     args.push_back("-p");
@@ -152,11 +162,14 @@ std::vector<std::string> regenerate_args(const Options& o) {
     args.insert(args.end(), {"--package-dir", fs::absolute(o.package_dir).lexically_normal().string()});
   if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
-  // Always one or the other: SKB_CACHE is read once, at the first generation, not at each rerun.
+  // Always one or the other: SKB_CACHE, SKB_CACHE_DIR and skb.conf are read once, at the first
+  // generation, not at each rerun.
   if (o.cache.empty())
-    args.push_back("--no-cache");
+    args.push_back("--no-shared-cache");
   else
     args.insert(args.end(), {"--cache", o.cache});
+  args.insert(args.end(), {"--cache-dir", local.dir.empty() ? "off" : local.dir.string()});
+  if (!local.dir.empty()) args.insert(args.end(), {"--cache-dir-max-size", std::to_string(local.max_size)});
   if (o.cache_read_only) args.push_back("--cache-read-only");
   if (o.cache_max_size) args.insert(args.end(), {"--cache-max-size", std::to_string(o.cache_max_size)});
   if (!o.sign_key.empty()) args.insert(args.end(), {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
@@ -173,6 +186,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     diag.warning(fmt::format("SoC {} is not in the SoC table ({}); its index folder is config/{}/", tc.soc_version,
                              (default_templates_dir() / "socs.json").string(), tc.soc));
   Discovery found = discover(o.op_params_dirs);
+  store::LocalConfig local = store::resolve_local(o.local);  // a bad skb.conf fails here
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   g_progress_diag = &diag;
@@ -208,7 +222,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
 
   ManifestInputs in;
   in.skb_generate = common::self_exe();
-  in.regenerate_args = regenerate_args(o);
+  in.regenerate_args = regenerate_args(o, local);
   in.regen_inputs = found.folders;
   in.regen_inputs.insert(in.regen_inputs.end(), tc.inputs.begin(), tc.inputs.end());
   in.regen_inputs.push_back(in.skb_generate);
@@ -232,7 +246,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
 
   common::write_if_changed(out / "plan.json", plan_json(plan, tc), kDerived);
   common::write_if_changed(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n", kDerived);
-  std::optional<common::Json> cache_stats = write_cache_config(out, o);
+  std::optional<common::Json> cache_stats = write_cache_config(out, o, local, diag);
   in.cache = cache_stats.has_value();
   common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr),
                            kDerived);

@@ -2,6 +2,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+
+#include "store/local_config.h"
 #include <vector>
 
 #include "common/diag.h"
@@ -26,6 +28,7 @@ struct Options {
   std::string cache;                  // the kernel store's URL; empty: none
   bool cache_read_only = false;       // take from the store, never write to it
   std::uint64_t cache_max_size = 0;   // bytes a file store keeps at most; 0: no cap
+  store::LocalFlags local;            // the user's private local store (on unless turned off)
   std::filesystem::path sign_key;     // signs store uploads and the package; empty: the user's own key
                                       // signs uploads, the package is unsigned
   std::filesystem::path trusted_keys; // a store entry's signer must be in it; empty: the user's own keys

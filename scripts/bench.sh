@@ -9,6 +9,9 @@ SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 source "$SKB_TOP/scripts/deps.sh"
 skb_install_deps $SKB_TEST_PACKAGES
 export SKB_BUILD="${SKB_BENCH_BUILD:-$SKB_TOP/build-release}" SKB_BUILD_TYPE=Release
+# Cold builds are cold: the user's local kernel store is off, except in the restart row, which
+# has its own.
+export SKB_CACHE_DIR=off
 skb_build >/dev/null
 work="$SKB_BUILD/bench"
 rm -rf "$work"

@@ -136,13 +136,16 @@ class FileStore : public Store {
     std::uint64_t target = max_size_ / kShards / 10 * 9;
     for (const Entry& e : entries) {
       if (total <= target) break;
-      if (fs::remove(e.path, ec)) total -= e.size;
+      if (fs::remove(e.path, ec)) total -= e.size, ++evictions_;
     }
     return total;
   }
 
+  std::uint64_t evictions() const override { return evictions_; }
+
   fs::path root_;
   std::uint64_t max_size_;
+  std::uint64_t evictions_ = 0;
   bool read_only_;  // not even an entry's time is written
 };
 

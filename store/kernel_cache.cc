@@ -1,6 +1,7 @@
 #include "store/kernel_cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -24,6 +25,7 @@ constexpr const char* kConfig = "config.json";
 constexpr const char* kLog = "log";
 constexpr const char* kStats = "stats.json";
 constexpr const char* kDown = "down";
+constexpr const char* kDownLocal = "down.local";
 // How long a store that failed is left alone, so that a down or hung server costs one timeout
 // per build, not one per kernel.
 constexpr auto kDownFor = std::chrono::seconds(30);
@@ -59,6 +61,8 @@ std::string settings_json(const Settings& s) {
                {"timeout_ms", l.timeout_ms},
                {"connect_timeout_ms", l.connect_timeout_ms},
                {"max_size", s.max_size},
+               {"local_dir", s.local_dir},
+               {"local_max_size", s.local_max_size},
                {"signing_key", s.signing_key},
                {"trusted_keys", s.trusted_keys}})
              .dump(2) +
@@ -81,6 +85,8 @@ Settings parse_settings(const fs::path& file, const std::string& text) {
     l.timeout_ms = j.at("timeout_ms").get<unsigned>();
     l.connect_timeout_ms = j.at("connect_timeout_ms").get<unsigned>();
     s.max_size = j.at("max_size").get<std::uint64_t>();
+    s.local_dir = j.at("local_dir").get<std::string>();
+    s.local_max_size = j.at("local_max_size").get<std::uint64_t>();
     s.signing_key = j.at("signing_key").get<std::string>();
     s.trusted_keys = j.at("trusted_keys").get<std::string>();
   } catch (const Json::exception& e) {
@@ -108,7 +114,7 @@ trust::TrustedKeys trusted_keys_of(const Settings& s) {
 Json Stats::json() const {
   return {{"hits", hits},           {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
           {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
-          {"trust_us", trust_us}};
+          {"evictions", evictions}, {"trust_us", trust_us}};
 }
 
 void Stats::add(const Json& j) {
@@ -120,8 +126,22 @@ void Stats::add(const Json& j) {
                               {"errors", &errors},
                               {"bytes_down", &bytes_down},
                               {"bytes_up", &bytes_up},
+                              {"evictions", &evictions},
                               {"trust_us", &trust_us}})
     if (j.contains(field) && j[field].is_number_unsigned()) *value += j[field].get<std::uint64_t>();
+}
+
+Json TierStats::json() const {
+  Json j = total.json();
+  j["local"] = local.json();
+  j["remote"] = remote.json();
+  return j;
+}
+
+void TierStats::add(const Json& j) {
+  total.add(j);
+  if (j.contains("local") && j["local"].is_object()) local.add(j["local"]);
+  if (j.contains("remote") && j["remote"].is_object()) remote.add(j["remote"]);
 }
 
 std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common::Diag& diag) {
@@ -133,15 +153,29 @@ std::unique_ptr<KernelCache> KernelCache::open(const fs::path& dir, const common
 
 KernelCache::KernelCache(fs::path dir, Settings settings, const common::Diag& diag)
     : dir_(std::move(dir)), settings_(std::move(settings)), diag_(diag) {
-  if (recently_down(dir_ / kDown)) return;  // another step found it down a moment ago
-  try {
-    store_ = open_store(where_, settings_.max_size);
-  } catch (const StoreError& e) {
-    failed(e.what(), kCompiling);
+  if (!settings_.local_dir.empty()) {
+    Location local;
+    local.scheme = "file";
+    local.path = settings_.local_dir;
+    local.url = local.display = "file://" + settings_.local_dir;
+    tiers_.push_back({local, settings_.local_max_size, kDownLocal, nullptr, &stats_.local});
+  }
+  if (!settings_.where.scheme.empty())
+    tiers_.push_back({settings_.where, settings_.max_size, kDown, nullptr, &stats_.remote});
+  for (Tier& t : tiers_) {
+    if (recently_down(dir_ / t.down)) continue;  // another step found it down a moment ago
+    try {
+      t.store = open_store(t.where, t.max_size);
+    } catch (const StoreError& e) {
+      failed(t, e.what(), kCompiling);
+    }
   }
 }
 
 KernelCache::~KernelCache() {
+  for (Tier& t : tiers_)
+    if (t.store) t.stats->evictions += t.store->evictions();
+  stats_.total.evictions = stats_.local.evictions + stats_.remote.evictions;
   // One line per step, in one write to a file opened for appending: the steps of a parallel
   // build add theirs without mixing.
   std::string line = stats_.json().dump() + "\n";
@@ -151,95 +185,186 @@ KernelCache::~KernelCache() {
   ::close(fd);
 }
 
-void KernelCache::failed(const std::string& what, const char* consequence) {
-  ++stats_.errors;
-  store_.reset();
-  diag_.warning(fmt::format("kernel store {}: {}; {} (the store is skipped for {} s)", where_.display, what,
+void KernelCache::failed(Tier& t, const std::string& what, const char* consequence) {
+  ++t.stats->errors;
+  ++stats_.total.errors;
+  t.store.reset();
+  diag_.warning(fmt::format("kernel store {}: {}; {} (the store is skipped for {} s)", t.where.display, what,
                             consequence, kDownFor.count()));
   try {
-    common::write_atomic(dir_ / kDown, "", 0644, common::Sync::kAtomic);
+    common::write_atomic(dir_ / t.down, "", 0644, common::Sync::kAtomic);
   } catch (const common::Error&) {
   }
 }
 
-std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
-                                             const std::function<std::string(const EntryFiles&)>& check) {
-  ++stats_.misses;  // until proven a hit
-  if (!store_) return std::nullopt;
-  std::optional<std::string> object;
-  try {
-    object = store_->get(key_of(name));
-  } catch (const StoreError& e) {
-    failed(e.what(), kCompiling);
-    return std::nullopt;
-  }
-  if (!object) return std::nullopt;
-  stats_.bytes_down += object->size();
+std::optional<EntryFiles> KernelCache::accept(Tier& t, const std::string& name, const std::string& object,
+                                              const std::function<std::string(const EntryFiles&)>& check) {
   std::string why;
   EntryFiles files;
   try {
-    files = store_module().unpack_entry(*object);
+    files = store_module().unpack_entry(object);
   } catch (const BadEntry& e) {
     why = e.what();
   }
   if (why.empty()) {
     auto start = std::chrono::steady_clock::now();
-    const trust::TrustedKeys* keys = trusted();
+    const trust::TrustedKeys* keys = trusted(t);
     if (!keys) return std::nullopt;
     trust::SignatureCheck signed_by = trust::check_signature(*keys, entry_message(name, files), files.signature);
-    stats_.trust_us += static_cast<std::uint64_t>(
+    auto us = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+    t.stats->trust_us += us;
+    stats_.total.trust_us += us;
     if (!signed_by.trusted()) {
-      ++stats_.untrusted;
+      ++t.stats->untrusted;
+      ++stats_.total.untrusted;
       diag_.warning(
           fmt::format("kernel store {}: the entry of {} is not used: {} (trusted keys: {}); compiling locally",
-                      where_.display, name, signed_by.describe(), keys->source));
+                      t.where.display, name, signed_by.describe(), keys->source));
       return std::nullopt;
     }
     why = check(files);
   }
   if (!why.empty()) {
-    ++stats_.corrupt;
+    ++t.stats->corrupt;
+    ++stats_.total.corrupt;
     diag_.warning(
-        fmt::format("kernel store {}: the entry of {} is not used: {}; compiling locally", where_.display, name, why));
+        fmt::format("kernel store {}: the entry of {} is not used: {}; compiling locally", t.where.display, name, why));
     return std::nullopt;
   }
-  --stats_.misses;
-  ++stats_.hits;
   return files;
 }
 
-const trust::TrustedKeys* KernelCache::trusted() {
+std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
+                                             const std::function<std::string(const EntryFiles&)>& check) {
+  ++stats_.total.misses;  // until proven a hit
+  for (std::size_t i = 0; i < tiers_.size(); ++i) {
+    Tier& t = tiers_[i];
+    if (!t.store) continue;
+    ++t.stats->misses;
+    std::optional<std::string> object;
+    try {
+      object = t.store->get(key_of(name));
+    } catch (const StoreError& e) {
+      failed(t, e.what(), kCompiling);
+      continue;
+    }
+    if (!object) continue;
+    t.stats->bytes_down += object->size();
+    stats_.total.bytes_down += object->size();
+    auto files = accept(t, name, *object, check);
+    if (!files) continue;
+    --t.stats->misses, ++t.stats->hits;
+    --stats_.total.misses, ++stats_.total.hits;
+    // A shared hit is kept locally as it is, signature and all: the local tier is checked the
+    // same way, so it never turns an entry into one more trusted than it was.
+    for (std::size_t j = 0; j < i; ++j) put(tiers_[j], name, *object);
+    return files;
+  }
+  return std::nullopt;
+}
+
+const trust::TrustedKeys* KernelCache::trusted(Tier& t) {
   if (!trusted_) {
     try {
       trusted_ = trusted_keys_of(settings_);
     } catch (const common::Error& e) {
-      failed(e.what(), kCompiling);
+      failed(t, e.what(), kCompiling);
       return nullptr;
     }
   }
   return &*trusted_;
 }
 
+void KernelCache::put(Tier& t, const std::string& name, const std::string& object) {
+  if (!t.store || t.where.read_only) return;
+  try {
+    t.store->put(key_of(name), object);
+  } catch (const std::exception& e) {  // StoreError
+    failed(t, e.what(), "the kernel is built here but not stored");
+    return;
+  }
+  ++t.stats->uploads;
+  t.stats->bytes_up += object.size();
+}
+
 void KernelCache::store(const std::string& name, const EntryFiles& files) {
-  if (!store_ || where_.read_only) return;
+  bool any = false;
+  for (Tier& t : tiers_) any |= t.store && !t.where.read_only;
+  if (!any) return;
   std::string object;
   try {
     EntryFiles signed_files = files;
     signed_files.signature = trust::signature_line(signer_of(settings_), entry_message(name, files));
     object = store_module().pack_entry(signed_files);
-    store_->put(key_of(name), object);
-  } catch (const std::exception& e) {  // StoreError, or libarchive out of memory
-    failed(e.what(), "the kernel is built here but not stored");
+  } catch (const std::exception& e) {  // a key that cannot be read, libarchive out of memory
+    for (Tier& t : tiers_)
+      if (t.store) failed(t, e.what(), "the kernel is built here but not stored");
     return;
   }
-  ++stats_.uploads;
-  stats_.bytes_up += object.size();
+  std::uint64_t before = stats_.local.uploads + stats_.remote.uploads;
+  for (Tier& t : tiers_) put(t, name, object);
+  if (stats_.local.uploads + stats_.remote.uploads > before) {
+    ++stats_.total.uploads;
+    stats_.total.bytes_up += object.size();
+  }
+}
+
+namespace {
+
+constexpr const char* kStoreStats = "stats.json";
+constexpr const char* kStoreStatsLock = "stats.lock";
+
+// Runs f under an exclusive flock of <dir>/stats.lock; false when the lock cannot be taken.
+template <typename F>
+bool with_stats_lock(const fs::path& dir, F&& f) {
+  int fd = ::open((dir / kStoreStatsLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      ::close(fd);
+      return false;
+    }
+  try {
+    f();
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
+TierStats read_store_stats(const fs::path& dir) {
+  TierStats s;
+  auto text = common::read_file_if_exists(dir / kStoreStats, 1 << 20);
+  Json j = text ? Json::parse(*text, nullptr, false) : Json();
+  if (j.is_object()) s.add(j);
+  return s;
+}
+
+void add_store_stats(const fs::path& dir, const TierStats& build) {
+  try {
+    with_stats_lock(dir, [&] {
+      TierStats s = read_store_stats(dir);
+      s.add(build.json());
+      common::write_atomic(dir / kStoreStats, s.json().dump(2) + "\n", 0600, common::Sync::kAtomic);
+    });
+  } catch (const std::exception&) {  // a full disk: the counts are lost, nothing else
+  }
+}
+
+void zero_store_stats(const fs::path& dir) {
+  with_stats_lock(dir, [&] {
+    common::write_atomic(dir / kStoreStats, TierStats().json().dump(2) + "\n", 0600, common::Sync::kAtomic);
+  });
 }
 
 int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   fs::path dir = build_dir / kCacheDir;
-  Stats total;
+  TierStats total;
   if (auto log = common::read_file_if_exists(dir / kLog)) {
     for (std::size_t at = 0; at < log->size();) {
       std::size_t end = log->find('\n', at);
@@ -250,6 +375,10 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
     }
   }
   Json stats = total.json();
+  if (auto config = common::read_file_if_exists(dir / kConfig, 1 << 16)) {
+    Settings settings = parse_settings(dir / kConfig, *config);
+    if (!settings.local_dir.empty()) add_store_stats(settings.local_dir, total);
+  }
   common::write_atomic(dir / kStats, stats.dump(2) + "\n", 0644, common::Sync::kAtomic);
   fs::path summary = build_dir / "summary.json";
   if (auto text = common::read_file_if_exists(summary)) {
@@ -263,8 +392,9 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   fs::remove(dir / kLog, ec);
   diag.note(
       fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
-                  total.hits, total.misses, total.uploads, total.corrupt, total.untrusted, total.errors,
-                  bytes_text(total.bytes_down), bytes_text(total.bytes_up)));
+                  total.total.hits, total.total.misses, total.total.uploads, total.total.corrupt,
+                  total.total.untrusted, total.total.errors, bytes_text(total.total.bytes_down),
+                  bytes_text(total.total.bytes_up)));
   return 0;
 }
 

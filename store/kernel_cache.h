@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/diag.h"
 #include "common/json_input.h"
@@ -28,8 +29,10 @@ inline constexpr const char* kLookupStamp = "lookup.stamp";
 /// No secret is ever in it: a store's password comes from the environment or a netrc file when
 /// the step connects, and the signing key is named by its path.
 struct Settings {
-  Location where;
-  std::uint64_t max_size = 0;  // of a file store; 0: unbounded
+  Location where;              // the shared store (--cache); scheme "": none
+  std::uint64_t max_size = 0;  // of a shared file store; 0: unbounded
+  std::string local_dir;       // the user's private local store, looked up first; "": none
+  std::uint64_t local_max_size = 0;
   std::string signing_key;     // the private key file that signs uploads; "": the user's own key
   std::string trusted_keys;    // the trust file an entry's signer must be in; "": the user's own keys
 };
@@ -47,13 +50,22 @@ trust::TrustedKeys trusted_keys_of(const Settings& s);
 /// counts every store operation that failed.
 struct Stats {
   std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0,
-                bytes_up = 0;
+                bytes_up = 0, evictions = 0;
   std::uint64_t trust_us = 0;  // time spent checking entries' signatures (trust file, keys, Ed25519)
   common::Json json() const;
   void add(const common::Json& j);
 };
 
-/// One compile step's use of the store: look up, then store what was compiled. Its counts are
+/// The counts of one build (or of a store since its last zero): every kernel's, and each tier's
+/// (a kernel missed locally and found in the shared store is a local miss and a shared hit).
+struct TierStats {
+  Stats total, local, remote;
+  common::Json json() const;  // total's fields, and "local" and "remote"
+  void add(const common::Json& j);
+};
+
+/// One compile step's use of the store: look up (the local tier first, then the shared one; a
+/// shared hit is kept locally), then store what was compiled (in both). Its counts are
 /// appended to cache/log when it ends.
 class KernelCache {
  public:
@@ -69,18 +81,36 @@ class KernelCache {
   void store(const std::string& name, const EntryFiles& files);
 
  private:
+  struct Tier {
+    Location where;
+    std::uint64_t max_size = 0;
+    const char* down;               // the marker of a recent failure, in the build's cache folder
+    std::unique_ptr<Store> store;  // null once the store failed
+    Stats* stats;
+  };
   KernelCache(std::filesystem::path dir, Settings settings, const common::Diag& diag);
-  void failed(const std::string& what, const char* consequence);
-  const trust::TrustedKeys* trusted();  // loaded at the first entry; nullptr when that failed
+  void failed(Tier& tier, const std::string& what, const char* consequence);
+  const trust::TrustedKeys* trusted(Tier& tier);  // loaded at the first entry; nullptr when that failed
+  // Why an entry object must not be used ("" when it can), counting untrusted and corrupt ones.
+  void put(Tier& tier, const std::string& name, const std::string& object);
+  std::optional<EntryFiles> accept(Tier& tier, const std::string& name, const std::string& object,
+                                   const std::function<std::string(const EntryFiles&)>& check);
 
   std::filesystem::path dir_;
   Settings settings_;
-  Location& where_ = settings_.where;
   const common::Diag& diag_;
   std::optional<trust::TrustedKeys> trusted_;
-  std::unique_ptr<Store> store_;  // null once the store failed
-  Stats stats_;
+  TierStats stats_;
+  std::vector<Tier> tiers_;  // local first
 };
+
+/// Adds a build's counts to those a local store keeps since its last zero (<dir>/stats.json,
+/// under an flock of <dir>/stats.lock). A store that cannot take them costs nothing.
+void add_store_stats(const std::filesystem::path& local_dir, const TierStats& build);
+/// What a local store counted since its last zero.
+TierStats read_store_stats(const std::filesystem::path& local_dir);
+/// Starts a local store's counts again.
+void zero_store_stats(const std::filesystem::path& local_dir);
 
 /// The report step: adds up cache/log into cache/stats.json and summary.json's "cache", prints
 /// one line for people, and starts the next build's log. Returns 0.

@@ -42,6 +42,8 @@ class Store {
   virtual ~Store() = default;
   virtual std::optional<std::string> get(const std::string& key) = 0;
   virtual void put(const std::string& key, const std::string& value) = 0;
+  /// Entries this object removed to keep the store under its cap.
+  virtual std::uint64_t evictions() const { return 0; }
 };
 
 /// The store of a location, through the module that has its client (module.h). max_size

@@ -13,7 +13,10 @@ mkdir -p "$TMPDIR"
 # The user's skb configuration (the own signing key a kernel store build makes on first use, its
 # trust file) is the scratch folder's, never the machine user's.
 export XDG_CONFIG_HOME=$SKB_SCRATCH/config
-unset SKB_SIGNING_KEY SKB_TRUSTED_KEYS SKB_CACHE
+unset SKB_SIGNING_KEY SKB_TRUSTED_KEYS SKB_CACHE SKB_CACHE_MAX_SIZE
+# Suites count compiles: the user's local kernel store is off unless a suite turns it on (and
+# then it is in the scratch folder, never the machine user's).
+export SKB_CACHE_DIR=off XDG_CACHE_HOME=$SKB_SCRATCH/cache
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 step() { echo "--- $*"; }
