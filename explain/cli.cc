@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "common/version.h"
 #include "explain/build_explain.h"
+#include "explain/cache_command.h"
 #include "explain/key_command.h"
 #include "explain/verify_command.h"
 #include "explain/record_explain.h"
@@ -67,10 +68,11 @@ void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), s
 }  // namespace
 
 int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run_main prints them*/) {
-  CLI::App app("skb: what skb knows about kernels, and the keys that sign them, for people and CI.");
+  CLI::App app(
+      "skb: what skb knows about kernels, the keys that sign them and the store that keeps them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
-  app.footer("Run `skb <command> --help` (explain, key, verify) for a command's own help.");
+  app.footer("Run `skb <command> --help` (explain, key, verify, cache) for a command's own help.");
 
   CLI::App* explain = app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
   explain->footer(kExplainHelp);
@@ -84,6 +86,8 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   add_key_command(app, key);
   VerifyCommand verify;
   add_verify_command(app, verify);
+  CacheCommand cache;
+  add_cache_command(app, cache);
 
   try {
     app.parse(argc, argv);
@@ -93,6 +97,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   }
   if (key.app->parsed()) return run_key_command(key);
   if (verify.app->parsed()) return run_verify_command(verify);
+  if (cache.app->parsed()) return run_cache_command(cache);
   for (const auto& p : {a, b}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));

@@ -18,6 +18,7 @@
 
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "store/file_layout.h"
 #include "store/store.h"
 
 namespace skb::store {
@@ -25,9 +26,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kShards = 16;
 constexpr std::uint64_t kMaxEntry = std::uint64_t(1) << 30;
-constexpr const char* kEntrySuffix = ".entry";
 
 struct Fd {
   int fd = -1;
@@ -76,10 +75,10 @@ class FileStore : public Store {
     fs::create_directories(shard, ec);
     if (ec) fail("cannot create", shard, ec.value());
     if (max_size_ == 0) return write(path, value);
-    Fd lock{::open((shard / "lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-    if (lock.fd < 0) fail("cannot open", shard / "lock", errno);
+    Fd lock{::open((shard / kShardLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
+    if (lock.fd < 0) fail("cannot open", shard / kShardLock, errno);
     while (::flock(lock.fd, LOCK_EX) != 0)
-      if (errno != EINTR) fail("cannot lock", shard / "lock", errno);
+      if (errno != EINTR) fail("cannot lock", shard / kShardLock, errno);
     struct stat old {};
     std::uint64_t old_size = ::stat(path.c_str(), &old) == 0 ? static_cast<std::uint64_t>(old.st_size) : 0;
     write(path, value);
@@ -91,8 +90,7 @@ class FileStore : public Store {
 
  private:
   fs::path entry_path(const std::string& key) const {
-    std::string shard(1, common::sha256_hex(key)[0]);
-    return root_ / shard / (key + kEntrySuffix);
+    return shard_of(root_, key) / (key + kEntrySuffix);
   }
 
   static void write(const fs::path& path, const std::string& value) {
@@ -104,13 +102,13 @@ class FileStore : public Store {
   }
 
   static std::uint64_t read_size(const fs::path& shard) {
-    auto text = common::read_file_if_exists(shard / "size", 64);
+    auto text = common::read_file_if_exists(shard / kShardSize, 64);
     std::uint64_t n = 0;
     if (text) std::from_chars(text->data(), text->data() + text->size(), n);
     return n;
   }
 
-  static void write_size(const fs::path& shard, std::uint64_t n) { write(shard / "size", std::to_string(n) + "\n"); }
+  static void write_size(const fs::path& shard, std::uint64_t n) { write(shard / kShardSize, std::to_string(n) + "\n"); }
 
   // Removes the shard's least recently used entries until it holds at most 90% of its share of
   // the cap (the new entry last, and only when it alone is larger); returns the bytes left.

@@ -112,8 +112,8 @@ trust::TrustedKeys trusted_keys_of(const Settings& s) {
 }
 
 Json Stats::json() const {
-  return {{"hits", hits},           {"misses", misses}, {"uploads", uploads},       {"corrupt", corrupt},
-          {"untrusted", untrusted}, {"errors", errors}, {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
+  return {{"hits", hits},           {"misses", misses},    {"uploads", uploads},       {"corrupt", corrupt},
+          {"untrusted", untrusted}, {"errors", errors},    {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
           {"evictions", evictions}, {"trust_us", trust_us}};
 }
 
@@ -392,9 +392,8 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   fs::remove(dir / kLog, ec);
   diag.note(
       fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
-                  total.total.hits, total.total.misses, total.total.uploads, total.total.corrupt,
-                  total.total.untrusted, total.total.errors, bytes_text(total.total.bytes_down),
-                  bytes_text(total.total.bytes_up)));
+                  total.total.hits, total.total.misses, total.total.uploads, total.total.corrupt, total.total.untrusted,
+                  total.total.errors, bytes_text(total.total.bytes_down), bytes_text(total.total.bytes_up)));
   return 0;
 }
 

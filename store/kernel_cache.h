@@ -33,8 +33,8 @@ struct Settings {
   std::uint64_t max_size = 0;  // of a shared file store; 0: unbounded
   std::string local_dir;       // the user's private local store, looked up first; "": none
   std::uint64_t local_max_size = 0;
-  std::string signing_key;     // the private key file that signs uploads; "": the user's own key
-  std::string trusted_keys;    // the trust file an entry's signer must be in; "": the user's own keys
+  std::string signing_key;   // the private key file that signs uploads; "": the user's own key
+  std::string trusted_keys;  // the trust file an entry's signer must be in; "": the user's own keys
 };
 std::string settings_json(const Settings& s);
 /// The settings of a config.json; throws Error naming the file and the field.
@@ -49,8 +49,8 @@ trust::TrustedKeys trusted_keys_of(const Settings& s);
 /// (unsigned, or not signed by a trusted key) and lookups that failed are misses too; errors
 /// counts every store operation that failed.
 struct Stats {
-  std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0,
-                bytes_up = 0, evictions = 0;
+  std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0, bytes_up = 0,
+                evictions = 0;
   std::uint64_t trust_us = 0;  // time spent checking entries' signatures (trust file, keys, Ed25519)
   common::Json json() const;
   void add(const common::Json& j);
@@ -84,7 +84,7 @@ class KernelCache {
   struct Tier {
     Location where;
     std::uint64_t max_size = 0;
-    const char* down;               // the marker of a recent failure, in the build's cache folder
+    const char* down;              // the marker of a recent failure, in the build's cache folder
     std::unique_ptr<Store> store;  // null once the store failed
     Stats* stats;
   };

@@ -75,8 +75,8 @@ Conf read_conf(const fs::path& file, bool dir_allowed) {
       c.cache_dir = value;
     } else if (key == "max_size") {
       if (!parse_size(value))
-        throw Error(fmt::format("{}:{}: max_size = {}: expected a size such as 5G or 500M", file.string(), line_no,
-                                value));
+        throw Error(
+            fmt::format("{}:{}: max_size = {}: expected a size such as 5G or 500M", file.string(), line_no, value));
       c.max_size = value;
     } else {
       throw Error(fmt::format("{}:{}: unknown key \"{}\" (expected {})", file.string(), line_no, key,
@@ -159,11 +159,13 @@ LocalConfig resolve_local(const LocalFlags& flags) {
 std::string claim_private_dir(const fs::path& dir) {
   std::error_code ec;
   if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return fmt::format("cannot create it: {}", std::strerror(errno));
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return fmt::format("cannot create it: {}", std::strerror(errno));
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return fmt::format("cannot read it: {}", std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return "it is not a folder";
-  if (st.st_uid != ::geteuid()) return fmt::format("it is owned by uid {}, not by this user (uid {})", st.st_uid, ::geteuid());
+  if (st.st_uid != ::geteuid())
+    return fmt::format("it is owned by uid {}, not by this user (uid {})", st.st_uid, ::geteuid());
   if (st.st_mode & 022)
     return fmt::format("permissions {:04o} let group or others write it (chmod 700 it)", st.st_mode & 07777);
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return fmt::format("cannot write it: {}", std::strerror(errno));

@@ -19,9 +19,9 @@ struct LocalConfig {
 
 /// What the command line said of the local store.
 struct LocalFlags {
-  std::optional<std::string> dir;       // --cache-dir DIR ("off": none)
+  std::optional<std::string> dir;         // --cache-dir DIR ("off": none)
   std::optional<std::uint64_t> max_size;  // --cache-dir-max-size
-  bool off = false;                     // --no-cache
+  bool off = false;                       // --no-cache
 };
 
 inline constexpr std::uint64_t kDefaultLocalMaxSize = std::uint64_t(5) << 30;
