@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <variant>
 
@@ -12,10 +13,10 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
-#include "store/kernel_cache.h"
 #include "generator/ninja_writer.h"
 #include "generator/sidecar.h"
 #include "opmodel/defines.h"
+#include "store/kernel_cache.h"
 
 namespace skb::generator {
 using opmodel::kernel_defines;
@@ -71,6 +72,19 @@ std::vector<std::string> with_defines(const CompileStep& s) {
   return words;
 }
 
+// OUT/logs/<name>.log, or <name>.error.log with the compiler's message when it failed: one log
+// per kernel compiled (skb-package's whole job turns them into CANN's *_compile_log/ files).
+void write_log(const CompileStep& s, bool ok, const std::string& text) {
+  fs::path dir = s.dir.parent_path() / kLogDir;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fs::remove(dir / (s.name + (ok ? kErrorLogSuffix : kLogSuffix)), ec);
+  try {
+    common::write_atomic(dir / (s.name + (ok ? kLogSuffix : kErrorLogSuffix)), text, 0644, common::Sync::kAtomic);
+  } catch (const common::Error&) {  // a log that cannot be written costs nothing of the kernel
+  }
+}
+
 // Compiles (then links, when the command has a link step) into tmp, the sidecar into side_tmp;
 // returns the exit code.
 int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
@@ -85,11 +99,18 @@ int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side
     replace_all(*words, kObjPlaceholder, obj.string());
     replace_all(*words, kSidecarPlaceholder, side_tmp.string());
   }
-  int rc = common::run_process(compile, false).exit_code;
-  if (rc == 0 && !link.empty()) rc = common::run_process(link, false).exit_code;
+  // The compiler's words go to the build's output (ninja shows them) and to the kernel's log.
+  common::ProcessResult r = common::run_process(compile, common::Output::kCapture);
+  std::string log = std::move(r.output);
+  if (r.exit_code == 0 && !link.empty()) {
+    r = common::run_process(link, common::Output::kCapture);
+    log += r.output;
+  }
+  std::fwrite(log.data(), 1, log.size(), stderr);
   std::error_code ec;
   fs::remove(obj, ec);
-  return rc;
+  write_log(s, r.exit_code == 0, log);
+  return r.exit_code;
 }
 
 // The compiler's sidecar, validated: the fields the index takes from it, recorded in the build

@@ -35,6 +35,12 @@ inline constexpr const char* kLinkSeparator = "@LINK@";
 inline constexpr const char* kDefinesPlaceholder = "@DEFINES@";
 inline constexpr const char* kSidecarPlaceholder = "@SIDECAR@";
 
+/// Each compiled kernel's log, in OUT/logs/: what the compiler said, as <name>.log, or as
+/// <name>.error.log when it failed.
+inline constexpr const char* kLogDir = "logs";
+inline constexpr const char* kLogSuffix = ".log";
+inline constexpr const char* kErrorLogSuffix = ".error.log";
+
 /// The compiler's sidecar of a kernel in kernel_meta: <name>.sidecar.json.
 inline constexpr const char* kSidecarSuffix = ".sidecar.json";
 

@@ -1,7 +1,16 @@
 #include "packager/cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <regex>
 #include <thread>
 
 #include "common/error.h"
@@ -18,13 +27,21 @@ using common::Error;
 
 namespace {
 
+// -p names folders that hold no op records: nothing to build, and nothing is written.
+constexpr int kExitNoRecords = 3;
+class NoRecords : public Error {
+ public:
+  using Error::Error;
+};
+
 constexpr const char* kFooter = R"(
 Two ways to run it:
   skb-package OUT                  package the kernels that `ninja -C OUT` built
   skb-package -p DIR -o DEST [-v SOC] [-j N] [--dynamic]
                                    the whole job, as CANN's op_compiler does: skb-generate and
                                    ninja (compiles, then this packaging step) in DEST/.skb/, the
-                                   package in DEST (or DEST itself when it ends in .run)
+                                   package in DEST (or DEST itself when it ends in .run); as
+                                   op_compiler, in a private work folder (see below)
 
 op_compiler's options are all taken, long and short: --op_params_dir/-p, --soc_version/-v,
 --job/-j, --output/-o, --log/-l debug|info|warning|error|null (debug also shows every compile
@@ -51,14 +68,24 @@ package's --help). The key file is read, never copied into the build, a log or t
 Environment: SKB_TOOLCHAIN, the toolchain when no --toolchain is given (a profile name or path;
 default host); SKB_SIGNING_KEY, SKB_TRUSTED_KEYS, SKB_CACHE; SOURCE_DATE_EPOCH.
 
-Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line.
+Kernel stores: every build looks its kernels up in the user's private local store first
+(~/.cache/skb; see `skb cache --help`), then in a shared one (--cache URL or SKB_CACHE), so a
+restart or a rerun into a fresh folder compiles only what is new.
+
+As op_compiler, DEST gets what CANN's op_compiler leaves and nothing else: the .run, and one
+log per kernel compiled in <pid>_compile_log/ (static_kernel_<Op>_<hash>_<pid>_d<device>_
+compile_succ.log, or ..._compile_error.log with the compiler's message; device:
+$ASCEND_DEVICE_ID, else 0). It builds in a private work folder under TMPDIR, removed at the end.
+
+Exit status: 0 done, 1 error (nothing is left half-written), 2 bad command line, 3 -p holds no
+op records ("no op records in DIR"; nothing is written).
 )";
 
 // What the whole job (-p) is asked for.
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
   std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size,
-      sign_key, trusted_keys;
+                   sign_key, trusted_keys;
   unsigned jobs = 0;
   bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
        cache_read_only = false;
@@ -79,11 +106,76 @@ Destination destination(const std::string& output) {
   return {out.parent_path(), name};
 }
 
-// Runs the whole job: generate, build (which packages), report.
+// The op_compiler entry's private work folder: made 0700 under TMPDIR, removed when the job
+// ends, whatever the end (its kernels are kept by the local kernel store).
+struct WorkFolder {
+  fs::path path;
+  WorkFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "skb-job.XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw Error(fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
+    path = pattern;
+  }
+  ~WorkFolder() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  WorkFolder(const WorkFolder&) = delete;
+  WorkFolder& operator=(const WorkFolder&) = delete;
+};
+
+// The digest part of a package name static_kernel_<time>_<digest>, "" when it has none.
+std::string digest_of(const std::string& package) {
+  static const std::regex name(R"(static_kernel_\d{14}_([0-9a-f]{8}))");
+  std::smatch m;
+  return std::regex_match(package, m, name) ? m[1].str() : "";
+}
+
+// The packages an earlier job left in dir (static_kernel_<time>_<digest>.run).
+std::vector<fs::path> earlier_packages(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(dir, ec))
+    if (d.path().extension() == ".run" && !digest_of(d.path().stem().string()).empty()) out.push_back(d.path());
+  return out;
+}
+
+// The op_compiler entry's folder keeps what CANN's op_compiler leaves: the package, and one log
+// per kernel compiled in <pid>_compile_log/ (static_kernel_<name>_<pid>_d<device>_compile_succ.log,
+// or ..._compile_error.log with the compiler's message).
+void copy_compile_logs(const fs::path& build, const fs::path& dest) {
+  std::error_code ec;
+  std::vector<fs::path> logs;
+  for (const auto& d : fs::directory_iterator(build / "logs", ec))
+    if (d.path().extension() == ".log") logs.push_back(d.path());
+  if (logs.empty()) return;
+  const char* device = std::getenv("ASCEND_DEVICE_ID");
+  int pid = ::getpid();
+  fs::path dir = dest / fmt::format("{}_compile_log", pid);
+  fs::create_directories(dir, ec);
+  for (const fs::path& log : logs) {
+    std::string file = log.filename().string();
+    bool failed = file.size() > 10 && file.compare(file.size() - 10, 10, ".error.log") == 0;
+    std::string kernel = file.substr(0, file.size() - (failed ? 10 : 4));
+    fs::copy_file(log,
+                  dir / fmt::format("static_kernel_{}_{}_d{}_compile_{}.log", kernel, pid,
+                                    device && *device ? device : "0", failed ? "error" : "succ"),
+                  fs::copy_options::overwrite_existing, ec);
+  }
+}
+
+// Runs the whole job: generate, build (which packages), report. The op_compiler entry builds in
+// a private work folder; skb-package -p keeps its build in DEST/.skb/.
 int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& diag) {
   if (job.super_kernel || !job.super_kernel_options.empty())
     diag.warning("super kernels are not built: each kernel is compiled and packed on its own");
-  fs::path build = dest.dir / ".skb";
+  std::vector<fs::path> dirs(job.dirs.begin(), job.dirs.end());
+  if (opmodel::discover(dirs).files.empty())
+    throw NoRecords(fmt::format("no op records in {}", fmt::join(job.dirs, ", ")));
+  std::optional<WorkFolder> work;
+  if (job.cann_output) work.emplace();
+  fs::path build = work ? work->path / "build" : dest.dir / ".skb";
+  std::vector<fs::path> before = work ? earlier_packages(dest.dir) : std::vector<fs::path>{};
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};
   for (const auto& d : job.dirs) gen.insert(gen.end(), {"-p", d});
@@ -107,10 +199,25 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (job.jobs) build_cmd.insert(build_cmd.end(), {"-j", std::to_string(job.jobs)});
   if (job.quiet) build_cmd.push_back("--quiet");
   if (job.log == "debug") build_cmd.push_back("-v");
-  if (int rc = common::run_process(build_cmd, common::Output::kToStderr).exit_code; rc != 0)
-    throw Error(fmt::format("the build failed (ninja exit {}); see above", rc));
+  int built = common::run_process(build_cmd, common::Output::kToStderr).exit_code;
+  if (work) copy_compile_logs(build, dest.dir);
+  if (built != 0) throw Error(fmt::format("the build failed (ninja exit {}); see above", built));
   common::Json stamp = common::parse_json(common::read_file(build / "package.json"));
   fs::path run = stamp.at("run").get<std::string>();
+  if (work && dest.name.empty()) {
+    // One .run in DEST, as a build folder's would keep it: the same contents as one there
+    // already is that one; new contents replace it.
+    std::string digest = digest_of(run.stem().string());
+    auto same = std::find_if(before.begin(), before.end(),
+                             [&](const fs::path& p) { return p != run && digest_of(p.stem().string()) == digest; });
+    if (same != before.end()) {
+      ::unlink(run.c_str());
+      run = *same;
+    } else {
+      for (const fs::path& p : before)
+        if (p != run) ::unlink(p.c_str());
+    }
+  }
   if (job.cann_output)
     std::printf("generate run package %s success\n", run.filename().c_str());
   else
@@ -187,7 +294,12 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       return 2;
     }
     parse_compression(job.compression);
-    return whole_job(job, destination(output), out_diag);
+    try {
+      return whole_job(job, destination(output), out_diag);
+    } catch (const NoRecords& e) {
+      diag.error(e.what());
+      return kExitNoRecords;
+    }
   }
   if (job.count) {
     diag.error("--count counts the record files of -p DIR (see --help)");

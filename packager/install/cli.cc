@@ -25,7 +25,7 @@ Where it installs: DIR/opp/static_kernel/ai_core/ for --install-path=DIR or SKB_
 else the operator library CANN's opbase reads: $ASCEND_OPP_PATH/static_kernel/ai_core/, else
 $ASCEND_HOME_PATH/opp/static_kernel/ai_core/; else that of /usr/local/skb (root) or
 $HOME/.local/skb. So with CANN's environment set, running the package bare installs it where
-opbase and torchair look. The kernels go to ai_core/<package>/, the merged index to
+opbase and torchair look. The kernels go to ai_core/<package>/ (with its own index, config/<soc>/binary_info_config.json), the merged index to
 ai_core/config/<soc>/binary_info_config.json, the install order to ai_core/config.ini;
 ai_core/<package>/uninstall.sh removes the package, and ai_core/ goes with the last one.
 Many processes (e.g. the LOCAL_WORLD_SIZE ranks of a node) may run it at once: every change

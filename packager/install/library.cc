@@ -263,6 +263,13 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
     common::write_atomic(staging / packager::kManifestName, wanted);
     common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n");
+    // The package's own index, as CANN's installer leaves it beside its kernels (tools count a
+    // package's kernels from it); opbase reads the merged one in ai_core/config/.
+    for (const auto& [soc, text] : merged_indexes({m}, {})) {
+      common::ensure_real_dir(staging / "config");
+      common::ensure_real_dir(staging / "config" / soc);
+      common::write_atomic(staging / "config" / soc / "binary_info_config.json", text);
+    }
   } catch (...) {
     remove_tree(staging);
     throw;
