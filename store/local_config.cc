@@ -139,7 +139,8 @@ LocalConfig resolve_local(const LocalFlags& flags) {
   if (is_off(dir)) return c;
   if (dir.empty()) throw Error("no HOME: set SKB_CACHE_DIR (or SKB_CACHE_DIR=off)");
   c.dir = fs::absolute(dir).lexically_normal();
-  Conf store_conf = read_conf(c.dir / kConfFile, false);
+  std::error_code ec;
+  Conf store_conf = fs::is_directory(c.dir, ec) ? read_conf(c.dir / kConfFile, false) : Conf{};
   if (flags.max_size) {
     c.max_size = *flags.max_size, c.max_size_from = "--cache-dir-max-size";
   } else if (std::string e = env("SKB_CACHE_MAX_SIZE"); !e.empty()) {
