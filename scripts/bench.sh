@@ -30,6 +30,7 @@ bench generator python3 "$b/bench_generator.py" "$SKB_BUILD" "$work/generator" -
   --repeat $repeat
 bench build python3 "$b/bench_build.py" "$SKB_BUILD" "$work/build" --seqs $seqs --repeat $repeat
 bench store python3 "$b/bench_store.py" "$SKB_BUILD" "$work/store" --seqs "$store_seqs" --repeat $repeat
+bench restart python3 "$b/bench_restart.py" "$SKB_BUILD" "$work/restart"
 bench explain python3 "$b/bench_explain.py" "$SKB_BUILD" "$work/explain" --kernels $explained --repeat $repeat
 bench package python3 "$b/bench_package.py" "$SKB_BUILD" "$work/package" --kernels $packaged --repeat $repeat
 bench kernels "$SKB_BUILD/tests/skb_kernel_bench" --work "$work/kernels" --json "$work/kernels.json" \

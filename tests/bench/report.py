@@ -20,6 +20,7 @@ def main():
     kern = load(work, "kernels.json")
     store = load(work, "store/figures.json")
     explain = load(work, "explain/figures.json")
+    restart = load(work, "restart/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -54,7 +55,14 @@ def main():
                          None))
             rows.append(("signature checks of a warm file store build / its wall time (%s)" % tc,
                          s["file"]["signature_checks_vs_warm"], "<= 0.02"))
+    one = lambda x: {"min": x, "median": x, "max": x}
     rows += [
+        ("op_compiler restart / first start, installs included (%d kernels, 5 rounds)" % restart["kernels"],
+         restart["restart_vs_first"], "<= 0.03"),
+        ("compiles after the first start", one(restart["compiles_after_first"]), "== 0"),
+        ("new disk per restart beyond its .run files (MB)",
+         {k: v / 1e6 for k, v in restart["new_disk_per_restart_bytes"].items()}, "<= 1 MB"),
+        ("local kernel store / its kernels' bytes", one(restart["store_vs_kernels"]), "<= 1.1"),
         ("skb explain of two %d-kernel builds, a flag changed (seconds)" % explain["kernels"],
          explain["flag"]["seconds"], "< 1 s"),
         ("skb explain, a flag changed / cat of what it reads", explain["flag"]["vs_cat"], None),
