@@ -5,6 +5,7 @@
 # the installed library runs every consistent call against the reference, and the runtime
 # refuses the contradicting calls instead of running a kernel on them.
 source "$(dirname "$0")/lib.sh"
+ci_store
 
 make_dump dump --ranks 4 --seqs 8,16 --hidden 32 --heads 2
 python3 - dump <<'PY'

@@ -1,6 +1,7 @@
 # Payloads built to attack the installer are refused with exit 3 and nothing written; symlinks
 # planted in the install path are never followed out of it.
 source "$(dirname "$0")/lib.sh"
+ci_store
 
 make_dump dump --ranks 1 --seqs 8 --hidden 16 --heads 2
 run=$(SOURCE_DATE_EPOCH=1700000000 build_package dump out)

@@ -1,6 +1,7 @@
 # Many installers at once (the LOCAL_WORLD_SIZE ranks of a node) and readers of the index
 # meanwhile; uninstall of one package keeps what another one also ships.
 source "$(dirname "$0")/lib.sh"
+ci_store
 export SKB_LOCK_TIMEOUT=120
 
 make_two_packages

@@ -1,6 +1,7 @@
 # kill -9 at random moments of installs and uninstalls: the library is always consistent (every
 # file the index lists is there and matches its sha256), and the next run finishes the job.
 source "$(dirname "$0")/lib.sh"
+ci_store
 export SKB_LOCK_TIMEOUT=60
 
 make_two_packages

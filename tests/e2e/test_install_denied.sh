@@ -4,6 +4,7 @@
 # path is writable, the next run succeeds.
 # Needs root, to switch to nobody and to mount read-only; exits 77 (skipped) otherwise.
 source "$(dirname "$0")/lib.sh"
+ci_store
 if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
   echo "SKIP: needs root and setpriv (util-linux) to run the installer as another user"; exit 77
 fi

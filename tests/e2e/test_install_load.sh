@@ -4,6 +4,7 @@
 # (and never touched) is ever missing from the index or the disk. Afterwards every package
 # installs and the library is consistent.
 source "$(dirname "$0")/lib.sh"
+ci_store
 export SKB_LOCK_TIMEOUT=300
 seconds=${SKB_LOAD_SECONDS:-20}
 

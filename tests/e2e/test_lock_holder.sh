@@ -2,6 +2,7 @@
 # installer waits, says who holds the lock, gives up after the timeout with a clear error and
 # changes nothing; once the holder is gone, the next run succeeds.
 source "$(dirname "$0")/lib.sh"
+ci_store
 
 make_two_packages
 lib=$PWD/lib

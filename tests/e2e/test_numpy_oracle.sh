@@ -5,6 +5,7 @@
 # catch a planted wrong kernel (a SoftmaxV2 template that honours only the first axis), and say so
 # when a folder holds no record.
 source "$(dirname "$0")/lib.sh"
+ci_store
 if [ -n "${SKB_SANITIZE:-}" ]; then
   # The oracle loads libskb_runtime into Debian's python3 with ctypes, and a library built with
   # AddressSanitizer cannot be loaded into an interpreter that is not: pass 1 runs this suite.

@@ -2,6 +2,7 @@
 # unsupported ops and malformed files mixed in. Every distinct record is accounted for as
 # planned or unsupported, every malformed file is named, every planned kernel is built.
 source "$(dirname "$0")/lib.sh"
+ci_store
 
 make_dump dump --ranks 8 --seqs 8,16,24,32,48 --batches 1,2 --dtypes float16,bfloat16,float \
   --hidden 16 --heads 2 --repeat 2 --unsupported --malformed 12 --seed 7 --expect expect.json
