@@ -4,10 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include "common/version.h"
-#include "store/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/generate.h"
 #include "opmodel/discovery.h"
+#include "store/kernel_cache.h"
 
 namespace skb::generator {
 using opmodel::kDiscoveryHelp;
@@ -102,7 +102,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   bool no_shared_cache = false;
   app.add_flag("--no-cache", o.local.off, "No kernel store at all: neither the local one nor SKB_CACHE's");
   app.add_flag("--no-shared-cache", no_shared_cache, "No shared store, even when SKB_CACHE is set")->group("");
-  app.add_option("--cache-dir", o.local.dir, "The private local kernel store (default: $SKB_CACHE_DIR, else ~/.cache/skb; off: none)");
+  app.add_option("--cache-dir", o.local.dir,
+                 "The private local kernel store (default: $SKB_CACHE_DIR, else ~/.cache/skb; off: none)");
   app.add_option("--cache-dir-max-size", o.local.max_size,
                  "Cap of the local store, e.g. 5G (default: skb.conf's max_size, else 5G)")
       ->transform(CLI::AsSizeValue(false));
@@ -117,6 +118,10 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
                  "Trust file: a store entry is used only when one of its keys signed it")
       ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
+  bool report_quiet = false;
+  app.add_flag("--report-quiet", report_quiet, "Internal (regeneration): the store report prints errors only")
+      ->group("");
+  app.add_flag("--lookup-now", o.lookup_now, "Internal (op_compiler's one-shot build): look kernels up now")->group("");
 
   CompileStep step;
   CLI::App* cs = app.add_subcommand("compile-step", "Internal: one edge of build.ninja (compile, then record)");
@@ -142,6 +147,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   CLI::App* report = app.add_subcommand("cache-report", "Internal: the kernel store's counts of the last build");
   report->group("");
   report->add_option("--dir", report_dir)->required();
+  bool report_step_quiet = false;
+  report->add_flag("--quiet", report_step_quiet);
 
   try {
     app.parse(argc, argv);
@@ -150,7 +157,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
   if (cs->parsed()) return run_compile_step(step, diag);
-  if (report->parsed()) return store::report_cache(report_dir, diag);
+  if (report->parsed()) return store::report_cache(report_dir, common::Diag(diag.program(), report_step_quiet));
   if (prefetch->parsed()) {
     prefetch_kernels(planned_steps(prefetch_dir), prefetch_dir / store::kCacheDir,
                      prefetch_dir / store::kCacheDir / store::kLookupStamp, diag);
@@ -163,6 +170,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   }
   for (const auto& d : dirs) o.op_params_dirs.emplace_back(d);
   if (o.local.off || no_shared_cache) o.cache.clear();
+  o.report_quiet = quiet || report_quiet;
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
   Outcome out = generate(o, gen_diag);

@@ -11,14 +11,14 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "store/kernel_cache.h"
-#include "store/module.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_writer.h"
 #include "generator/plan.h"
 #include "generator/scan.h"
 #include "generator/summary.h"
 #include "opmodel/discovery.h"
+#include "store/kernel_cache.h"
+#include "store/module.h"
 
 namespace skb::generator {
 using opmodel::discover;
@@ -172,10 +172,12 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   if (!local.dir.empty()) args.insert(args.end(), {"--cache-dir-max-size", std::to_string(local.max_size)});
   if (o.cache_read_only) args.push_back("--cache-read-only");
   if (o.cache_max_size) args.insert(args.end(), {"--cache-max-size", std::to_string(o.cache_max_size)});
-  if (!o.sign_key.empty()) args.insert(args.end(), {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
+  if (!o.sign_key.empty())
+    args.insert(args.end(), {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
   if (!o.trusted_keys.empty())
     args.insert(args.end(), {"--trusted-keys", fs::absolute(o.trusted_keys).lexically_normal().string()});
   args.push_back("--quiet");
+  if (o.report_quiet) args.push_back("--report-quiet");
   return args;
 }
 
@@ -248,6 +250,16 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   common::write_if_changed(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n", kDerived);
   std::optional<common::Json> cache_stats = write_cache_config(out, o, local, diag);
   in.cache = cache_stats.has_value();
+  in.quiet = o.report_quiet;
+  if (o.lookup_now && in.cache) {
+    // A one-shot build (the op_compiler entry's): the store is looked in now, in this process,
+    // and only what it lacks gets a compile step.
+    fs::path cache_dir = out / store::kCacheDir;
+    prefetch_kernels(planned_steps(out), cache_dir, cache_dir / store::kLookupStamp, diag);
+    in.prebuilt.emplace();
+    for (const Kernel& k : plan.kernels)
+      if (fs::exists(cache_dir / "fetched" / k.name, ec)) in.prebuilt->insert(k.name);
+  }
   common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr),
                            kDerived);
   if (!o.depfile.empty()) {

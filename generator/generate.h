@@ -29,6 +29,8 @@ struct Options {
   bool cache_read_only = false;       // take from the store, never write to it
   std::uint64_t cache_max_size = 0;   // bytes a file store keeps at most; 0: no cap
   store::LocalFlags local;            // the user's private local store (on unless turned off)
+  bool report_quiet = false;          // -q: the build's kernel store report says nothing either
+  bool lookup_now = false;            // a one-shot build: look kernels up now, give compile edges to the others
   std::filesystem::path sign_key;     // signs store uploads and the package; empty: the user's own key
                                       // signs uploads, the package is unsigned
   std::filesystem::path trusted_keys; // a store entry's signer must be in it; empty: the user's own keys

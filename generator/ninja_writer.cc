@@ -4,9 +4,9 @@
 #include <map>
 
 #include "common/version.h"
-#include "store/kernel_cache.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_syntax.h"
+#include "store/kernel_cache.h"
 
 namespace skb::generator {
 using opmodel::Variant;
@@ -103,7 +103,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   // With a kernel store, one step looks every kernel up before any compiles (order-only: it
   // changes no compile command, and a build with nothing new runs neither).
   std::string lookup;
-  if (in.cache) {
+  if (in.cache && !in.prebuilt) {
     line("rule cache_lookup");
     line("  command = $skb cache-prefetch --dir .");
     line("  description = Looking {} kernels up in the kernel store", plan.kernels.size());
@@ -115,6 +115,8 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   }
   std::string all;
   for (const Kernel& k : plan.kernels) {
+    all += fmt::format(" $k/{}.json", k.name);
+    if (in.prebuilt && in.prebuilt->count(k.name)) continue;
     line("build $k/$n{} $k/$n.json: compile ${} | $k/$n.info{}", tc.suffix, templates.at(k.source->source.string()),
          lookup);
     line("  n = {}", k.name);
@@ -123,7 +125,6 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
       line("  entry = {}", tc.dynamic_entry.empty() ? tc.entry : tc.dynamic_entry);
       line("  defines = {}", ninja_command(k.defines));
     }
-    all += fmt::format(" $k/{}.json", k.name);
   }
   line("");
   if (!in.skb_package.empty()) {
@@ -148,7 +149,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   if (in.cache) {  // after everything else, so that its line is the build's last
     std::string records = all;
     line("rule cache_report");
-    line("  command = $skb cache-report --dir .");
+    line("  command = $skb cache-report --dir .{}", in.quiet ? " --quiet" : "");
     line("  description = Kernel store report");
     line("");
     line("build {}/stats.json: cache_report{}", store::kCacheDir, records);

@@ -1,5 +1,7 @@
 #pragma once
 #include <filesystem>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,10 @@ struct ManifestInputs {
   std::filesystem::path skb_package;                // empty: no packaging step
   std::vector<std::string> package_args;            // extra arguments of the packaging step
   bool cache = false;                               // the build has a kernel store: a report step
+  bool quiet = false;                               // the report step prints errors only
+  /// Kernels the generation already took from the store (Options::lookup_now): no compile edge,
+  /// and no lookup step (the store was looked in).
+  std::optional<std::set<std::string>> prebuilt;
 };
 
 /// The kernel folder inside OUT.

@@ -191,6 +191,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
   if (!job.sign_key.empty()) gen.insert(gen.end(), {"--sign-key", job.sign_key});
   if (!job.trusted_keys.empty()) gen.insert(gen.end(), {"--trusted-keys", job.trusted_keys});
+  if (work) gen.push_back("--lookup-now");  // a one-shot build: only what the stores lack gets a compile step
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw Error(fmt::format("skb-generate failed (exit {})", rc));
   std::string ninja = common::find_program("ninja");

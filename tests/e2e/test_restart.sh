@@ -120,6 +120,13 @@ skb cache stats | grep -q "^local store   $store" || fail "skb cache stats: $(sk
 
 step "builders, clean and evict at once, with kill -9 in the middle: never a half entry"
 trials=${SKB_STORE_TRIALS:-3}
+# kill -9 of this suite's compile steps (those working in its scratch folder), never another suite's.
+kill_steps() {
+  local p
+  for p in $(pgrep -f "skb-generate compile-step" || true); do
+    case "$(readlink "/proc/$p/cwd" 2>/dev/null)" in "$SKB_SCRATCH"/*) kill -9 "$p" 2>/dev/null || true ;; esac
+  done
+}
 for t in $(seq "$trials"); do
   for w in 1 2 3; do
     (SLOW=0.05 build "k$t.$w" >/dev/null 2>&1 || true) &
@@ -127,9 +134,9 @@ for t in $(seq "$trials"); do
   (for _ in 1 2 3 4 5; do skb cache evict --max-size 64K >/dev/null; skb cache clean >/dev/null; sleep 0.2; done) &
   admin=$!
   sleep 1
-  pkill -9 -f "skb-generate compile-step" || true
+  kill_steps
   sleep 0.3
-  pkill -9 -f "skb-generate compile-step" || true
+  kill_steps
   wait
 done
 skb cache verify >verify.out || fail "a damaged entry after concurrent builders, clean and evict: $(cat verify.out)"
