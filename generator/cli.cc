@@ -119,7 +119,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
       ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("-q,--quiet", quiet, "Print errors only");
   bool report_quiet = false;
-  app.add_flag("--report-quiet", report_quiet, "Internal (regeneration): the store report prints errors only")
+  app.add_flag("--report-quiet", report_quiet, "Internal (op_compiler -l error): the store report prints errors only")
       ->group("");
   app.add_flag("--lookup-now", o.lookup_now, "Internal (op_compiler's one-shot build): look kernels up now")->group("");
 
@@ -170,7 +170,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   }
   for (const auto& d : dirs) o.op_params_dirs.emplace_back(d);
   if (o.local.off || no_shared_cache) o.cache.clear();
-  o.report_quiet = quiet || report_quiet;
+  o.report_quiet = report_quiet;
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
   Outcome out = generate(o, gen_diag);

@@ -29,7 +29,7 @@ struct Options {
   bool cache_read_only = false;       // take from the store, never write to it
   std::uint64_t cache_max_size = 0;   // bytes a file store keeps at most; 0: no cap
   store::LocalFlags local;            // the user's private local store (on unless turned off)
-  bool report_quiet = false;          // -q: the build's kernel store report says nothing either
+  bool report_quiet = false;          // the build's kernel store report prints errors only
   bool lookup_now = false;            // a one-shot build: look kernels up now, give compile edges to the others
   std::filesystem::path sign_key;     // signs store uploads and the package; empty: the user's own key
                                       // signs uploads, the package is unsigned

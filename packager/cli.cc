@@ -185,7 +185,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (!job.soc.empty()) gen.insert(gen.end(), {"--soc", job.soc});
   for (const auto& l : job.launcher) gen.insert(gen.end(), {"--launcher", l});
   if (job.dynamic) gen.push_back("--dynamic");
-  if (job.quiet) gen.push_back("--quiet");
+  if (job.quiet) gen.insert(gen.end(), {"--quiet", "--report-quiet"});
   if (!job.cache.empty()) gen.insert(gen.end(), {"--cache", job.cache});
   if (job.cache_read_only) gen.push_back("--cache-read-only");
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
