@@ -1,11 +1,13 @@
 #include "common/fs.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <system_error>
 #include <utility>
@@ -126,6 +128,18 @@ fs::path self_exe() {
   fs::path p = fs::read_symlink("/proc/self/exe", ec);
   if (ec) throw Error("cannot find the path of the running executable (/proc/self/exe)");
   return p;
+}
+
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+fs::path home_dir() {
+  std::string h = env_or_empty("HOME");
+  if (!h.empty()) return h;
+  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
+  return {};
 }
 
 }  // namespace skb::common

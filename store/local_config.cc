@@ -1,6 +1,5 @@
 #include "store/local_config.h"
 
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,23 +17,13 @@ using common::Error;
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
-fs::path home() {
-  std::string h = env("HOME");
-  if (!h.empty()) return h;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
-  return {};
-}
+using common::env_or_empty;
 
 // A folder from an XDG variable: used only when absolute (the XDG rule).
 fs::path xdg(const char* var, const char* fallback) {
-  std::string v = env(var);
+  std::string v = env_or_empty(var);
   if (!v.empty() && v.front() == '/') return fs::path(v) / "skb";
-  fs::path h = home();
+  fs::path h = common::home_dir();
   return h.empty() ? fs::path() : h / fallback / "skb";
 }
 
@@ -129,7 +118,7 @@ LocalConfig resolve_local(const LocalFlags& flags) {
   std::string dir;
   if (flags.dir) {
     dir = *flags.dir, c.dir_from = "--cache-dir";
-  } else if (std::string e = env("SKB_CACHE_DIR"); !e.empty()) {
+  } else if (std::string e = env_or_empty("SKB_CACHE_DIR"); !e.empty()) {
     dir = e, c.dir_from = "SKB_CACHE_DIR";
   } else if (user.cache_dir) {
     dir = *user.cache_dir, c.dir_from = user_conf.string();
@@ -143,7 +132,7 @@ LocalConfig resolve_local(const LocalFlags& flags) {
   Conf store_conf = fs::is_directory(c.dir, ec) ? read_conf(c.dir / kConfFile, false) : Conf{};
   if (flags.max_size) {
     c.max_size = *flags.max_size, c.max_size_from = "--cache-dir-max-size";
-  } else if (std::string e = env("SKB_CACHE_MAX_SIZE"); !e.empty()) {
+  } else if (std::string e = env_or_empty("SKB_CACHE_MAX_SIZE"); !e.empty()) {
     auto n = parse_size(e);
     if (!n) throw Error(fmt::format("SKB_CACHE_MAX_SIZE={}: expected a size such as 5G or 500M", e));
     c.max_size = *n, c.max_size_from = "SKB_CACHE_MAX_SIZE";

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/fs.h"
 
 namespace skb::trust {
 namespace fs = std::filesystem;
@@ -18,20 +19,16 @@ using common::Error;
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+using common::env_or_empty;
 
-std::string home() {
-  std::string h = env("HOME");
+fs::path home() {
+  fs::path h = common::home_dir();
   if (!h.empty()) return h;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
   throw Error("no HOME: set XDG_CONFIG_HOME, or give --sign-key and --trusted-keys");
 }
 
 std::string default_key_name() {
-  std::string user = env("USER");
+  std::string user = env_or_empty("USER");
   if (user.empty())
     if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_name) user = pw->pw_name;
   char host[256] = {};
@@ -45,7 +42,7 @@ std::string default_key_name() {
 }  // namespace
 
 fs::path config_dir() {
-  std::string xdg = env("XDG_CONFIG_HOME");
+  std::string xdg = env_or_empty("XDG_CONFIG_HOME");
   return (xdg.empty() || xdg.front() != '/' ? fs::path(home()) / ".config" : fs::path(xdg)) / "skb";
 }
 
