@@ -7,9 +7,9 @@
 
 #include "common/error.h"
 #include "common/fs.h"
-#include "store/module.h"
 #include "generator/ninja_writer.h"
 #include "opmodel/op_record.h"
+#include "store/module.h"
 
 namespace skb::explain {
 using common::Error;
@@ -209,8 +209,7 @@ BuildExplanation explain_builds(const KernelSet& a, const KernelSet& b) {
         d.factors = e.toolchain_changes;
         if (both_factors) {
           auto ta = self.factors->templates.find(k.op_type), tb = other.factors->templates.find(k.op_type);
-          if (ta != self.factors->templates.end() && tb != other.factors->templates.end() &&
-              ta->second != tb->second) {
+          if (ta != self.factors->templates.end() && tb != other.factors->templates.end() && ta->second != tb->second) {
             const auto& [file_a, hash_a] = side == 'a' ? ta->second : tb->second;
             const auto& [file_b, hash_b] = side == 'a' ? tb->second : ta->second;
             d.factors.push_back(file_a == file_b ? fmt::format("template {}: its bytes changed", file_a)
@@ -248,8 +247,8 @@ std::string build_text(const BuildExplanation& e) {
     ++(k.side == 'a' ? only_a : only_b);
     if (k.side == 'a' || k.counterpart.empty() || e.against_entry) ++by_cause[k.cause];  // a pair counts once
   }
-  std::string out = fmt::format("a: {} ({} kernels)\nb: {} ({} kernels)\n", e.where_a, e.kernels_a, e.where_b,
-                                e.kernels_b);
+  std::string out =
+      fmt::format("a: {} ({} kernels)\nb: {} ({} kernels)\n", e.where_a, e.kernels_a, e.where_b, e.kernels_b);
   out += fmt::format("in both: {}; only in a: {}; only in b: {}\n", e.in_both, only_a, only_b);
   if (e.kernels.empty()) {
     out += e.against_entry ? "the entry's kernel is in the build\n" : "the same kernels\n";

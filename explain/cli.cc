@@ -9,8 +9,8 @@
 #include "explain/build_explain.h"
 #include "explain/cache_command.h"
 #include "explain/key_command.h"
-#include "explain/verify_command.h"
 #include "explain/record_explain.h"
+#include "explain/verify_command.h"
 
 namespace skb::explain {
 namespace fs = std::filesystem;
@@ -74,7 +74,8 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   app.require_subcommand(1);
   app.footer("Run `skb <command> --help` (explain, key, verify, cache) for a command's own help.");
 
-  CLI::App* explain = app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
+  CLI::App* explain =
+      app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
   explain->footer(kExplainHelp);
   std::string a, b;
   bool json = false;

@@ -89,9 +89,7 @@ class FileStore : public Store {
   }
 
  private:
-  fs::path entry_path(const std::string& key) const {
-    return shard_of(root_, key) / (key + kEntrySuffix);
-  }
+  fs::path entry_path(const std::string& key) const { return shard_of(root_, key) / (key + kEntrySuffix); }
 
   static void write(const fs::path& path, const std::string& value) {
     try {
@@ -108,7 +106,9 @@ class FileStore : public Store {
     return n;
   }
 
-  static void write_size(const fs::path& shard, std::uint64_t n) { write(shard / kShardSize, std::to_string(n) + "\n"); }
+  static void write_size(const fs::path& shard, std::uint64_t n) {
+    write(shard / kShardSize, std::to_string(n) + "\n");
+  }
 
   // Removes the shard's least recently used entries until it holds at most 90% of its share of
   // the cap (the new entry last, and only when it alone is larger); returns the bytes left.

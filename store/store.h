@@ -21,7 +21,7 @@ struct Location {
   int port = 0;
   std::string path;  // file: the folder; redis: "" or "/<db>"; http: the prefix
   std::string user;
-  std::string password;  // never from the URL: SKB_REDIS_PASSWORD, read when a step connects
+  std::string password;        // never from the URL: SKB_REDIS_PASSWORD, read when a step connects
   std::string url;             // as given, for the build's configuration
   std::string display;         // as shown to people: without the password
   bool read_only = false;      // ?mode=ro

@@ -138,13 +138,12 @@ int run(const Args& a, const common::Diag& diag) {
     return kExitOk;
   }
   // Past here something is checked or written for use: the policy decides first.
-  if (policy && !signature.trusted())
-    throw UntrustedError(fmt::format("{} is {}", a.package_name, signed_by));
+  if (policy && !signature.trusted()) throw UntrustedError(fmt::format("{} is {}", a.package_name, signed_by));
   if (a.check) {
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s)\n", m.package.c_str(),
-                m.files.size(), signed_by.c_str());
+    std::printf("%s: OK (header, installer, payload and %zu files verified; %s)\n", m.package.c_str(), m.files.size(),
+                signed_by.c_str());
     return kExitOk;
   }
   if (!a.extract.empty()) {
