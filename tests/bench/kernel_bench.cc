@@ -2,24 +2,28 @@
 // calls of a dump (default: the example), with Google Benchmark; MatMulV2 in float also against
 // OpenBLAS sgemm (one thread, as our kernels). Prints a table of speedups and, with --json FILE,
 // the same figures as JSON.
-//   skb_kernel_bench [--dump DIR] [--json FILE] [--benchmark_min_time=0.1] ...
+//   skb_kernel_bench [--dump DIR] [--calls REGEX] [--json FILE] [--benchmark_min_time=0.1] ...
+// --calls keeps the calls whose label (the table's first column) matches REGEX.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 
 #include "common/fs.h"
 #include "common/process.h"
-#include "opmodel/defines.h"
-#include "opmodel/discovery.h"
 #include "generator/plan.h"
 #include "generator/toolchain.h"
+#include "opmodel/defines.h"
+#include "opmodel/discovery.h"
 #include "runtime/call_args.h"
 #include "runtime/reference/tensors.h"
 
@@ -60,7 +64,10 @@ std::string label_of(const OpRecord& r) {
         for (const auto& e : a.value) v.push_back(e.get<std::int64_t>());
       else
         v.push_back(a.value.get<std::int64_t>());
-      s += fmt::format("_{}{}", a.name == "axes" ? "axes" : a.name == "begin_norm_axis" ? "norm" : "params",
+      s += fmt::format("_{}{}",
+                       a.name == "axes"              ? "axes"
+                       : a.name == "begin_norm_axis" ? "norm"
+                                                     : "params",
                        fmt::join(v, ","));
     }
   }
@@ -110,7 +117,8 @@ std::vector<Json> distinct_calls(const fs::path& dump, const skb::generator::Too
       add(whole);
       Json rows = j;  // gamma of both axes
       set_attr(rows, "begin_params_axis", 0);
-      for (std::size_t i = 1; i <= 2; ++i) rows["inputs"][i]["shape"] = rows["inputs"][i]["origin_shape"] = j["inputs"][0]["shape"];
+      for (std::size_t i = 1; i <= 2; ++i)
+        rows["inputs"][i]["shape"] = rows["inputs"][i]["origin_shape"] = j["inputs"][0]["shape"];
       add(rows);
     }
   }
@@ -127,11 +135,20 @@ void* open_kernel(const fs::path& so, const char* symbol) {
   return fn;
 }
 
-std::vector<std::unique_ptr<Subject>> build_subjects(const fs::path& dump, const fs::path& work) {
+std::vector<std::unique_ptr<Subject>> build_subjects(const fs::path& dump, const fs::path& work,
+                                                     const std::string& only) {
   auto tc = skb::generator::load_toolchain("host", SKB_BENCH_TEMPLATES, "", {});
   fs::remove_all(work);
   fs::create_directories(work / "dump");
   std::vector<Json> calls = distinct_calls(dump, tc);
+  if (!only.empty()) {
+    const std::regex re(only);
+    calls.erase(std::remove_if(
+                    calls.begin(), calls.end(),
+                    [&](const Json& j) { return !std::regex_search(label_of(skb::opmodel::parse_op_record(j)), re); }),
+                calls.end());
+    if (calls.empty()) throw std::runtime_error("no call matches --calls " + only);
+  }
   for (std::size_t i = 0; i < calls.size(); ++i)
     skb::common::write_atomic(work / "dump" / fmt::format("c{}.json", i), calls[i].dump(1));
   for (std::vector<std::string> cmd :
@@ -195,15 +212,57 @@ void register_openblas(const Subject& s) {
   });
 }
 
-// Collects each benchmark's time per iteration (ns; the median when repeated) while printing as
-// usual.
+// Static against dynamic, paired: each iteration times a batch of static calls and a batch of
+// dynamic calls back to back (which goes first alternates), so that both see the same machine:
+// a slower moment, a neighbour's load or a frequency change costs both alike. A batch lasts about
+// 20 us (calibrated once), so the clock's own cost is negligible even for the shortest kernels.
+void register_paired(Subject& s) {
+  Subject* p = &s;
+  auto call_static = [p] { p->static_fn(p->in_ptr.data(), p->out_ptr.data()); };
+  auto call_dynamic = [p] { p->dynamic_fn(p->args->get(), p->in_ptr.data(), p->out_ptr.data()); };
+  using clock = std::chrono::steady_clock;
+  auto t0 = clock::now();
+  for (int i = 0; i < 100; ++i) call_static();
+  const double once = std::chrono::duration<double, std::nano>(clock::now() - t0).count() / 100;
+  const int batch = std::max(1, static_cast<int>(20000 / std::max(once, 1.0)));
+  benchmark::RegisterBenchmark(("paired/" + s.label).c_str(), [=](benchmark::State& st) {
+    double ns_static = 0, ns_dynamic = 0;
+    bool static_first = true;
+    auto time = [&](auto call) {
+      auto t = clock::now();
+      for (int b = 0; b < batch; ++b) call();
+      return std::chrono::duration<double, std::nano>(clock::now() - t).count();
+    };
+    for (auto _ : st) {
+      if (static_first) {
+        ns_static += time(call_static);
+        ns_dynamic += time(call_dynamic);
+      } else {
+        ns_dynamic += time(call_dynamic);
+        ns_static += time(call_static);
+      }
+      static_first = !static_first;
+    }
+    const double calls = static_cast<double>(st.iterations()) * batch;
+    st.counters["static_ns"] = ns_static / calls;
+    st.counters["dynamic_ns"] = ns_dynamic / calls;
+    st.counters["speedup"] = ns_dynamic / ns_static;
+  });
+}
+
+// Collects each benchmark's figures (the median over repetitions) while printing as usual: time
+// per iteration (ns), and the paired benchmarks' counters.
 class Collector : public benchmark::ConsoleReporter {
  public:
   std::map<std::string, double> ns;
+  std::map<std::string, std::map<std::string, double>> counters;
   void ReportRuns(const std::vector<Run>& runs) override {
-    for (const auto& r : runs)
-      if (r.run_type == Run::RT_Iteration ? !ns.count(r.run_name.function_name) : r.aggregate_name == "median")
-        ns[r.run_name.function_name] = r.GetAdjustedRealTime();
+    for (const auto& r : runs) {
+      const std::string& name = r.run_name.function_name;
+      if (r.run_type == Run::RT_Iteration ? ns.count(name) != 0 : r.aggregate_name != "median") continue;
+      ns[name] = r.GetAdjustedRealTime();
+      for (const auto& [k, v] : r.counters) counters[name][k] = v.value;
+    }
     ConsoleReporter::ReportRuns(runs);
   }
 };
@@ -216,8 +275,8 @@ int report(const std::vector<std::unique_ptr<Subject>>& subjects, const Collecto
              "of OpenBLAS");
   int errors = 0;
   for (const auto& s : subjects) {
-    double st = c.ns.at("static/" + s->label), dy = c.ns.at("dynamic/" + s->label);
-    double sp = dy / st;
+    const auto& paired = c.counters.at("paired/" + s->label);
+    double st = paired.at("static_ns"), dy = paired.at("dynamic_ns"), sp = paired.at("speedup");
     log_sum += std::log(sp);
     if (sp < worst) worst = sp, worst_label = s->label;
     Json row = {{"call", s->label}, {"static_ns", st}, {"dynamic_ns", dy}, {"speedup", sp}};
@@ -248,7 +307,7 @@ int report(const std::vector<std::unique_ptr<Subject>>& subjects, const Collecto
 
 int main(int argc, char** argv) {
   fs::path dump = SKB_BENCH_EXAMPLE, work = fs::temp_directory_path() / "skb_kernel_bench";
-  std::string json_path;
+  std::string json_path, only;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -256,6 +315,8 @@ int main(int argc, char** argv) {
       dump = argv[++i];
     else if (a == "--work" && i + 1 < argc)
       work = argv[++i];
+    else if (a == "--calls" && i + 1 < argc)
+      only = argv[++i];
     else if (a == "--json" && i + 1 < argc)
       json_path = argv[++i];
     else
@@ -265,15 +326,10 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&rest_argc, rest.data());
   openblas_set_num_threads(1);
   try {
-    auto subjects = build_subjects(dump, work);
+    auto subjects = build_subjects(dump, work, only);
     for (const auto& s : subjects) {
       Subject* p = s.get();
-      benchmark::RegisterBenchmark(("static/" + p->label).c_str(), [p](benchmark::State& st) {
-        for (auto _ : st) p->static_fn(p->in_ptr.data(), p->out_ptr.data());
-      });
-      benchmark::RegisterBenchmark(("dynamic/" + p->label).c_str(), [p](benchmark::State& st) {
-        for (auto _ : st) p->dynamic_fn(p->args->get(), p->in_ptr.data(), p->out_ptr.data());
-      });
+      register_paired(*p);
       if (p->rec.op_type == "MatMulV2" && skb::reference::slot_tensor(p->rec.inputs, 0)->dtype == "float" &&
           !skb::reference::slot_tensor(p->rec.inputs, 2))
         register_openblas(*p);

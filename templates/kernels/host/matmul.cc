@@ -22,26 +22,42 @@ static constexpr Params make(skb_k::Dims a, skb_k::Dims b, skb_k::Dims o, bool t
   return p;
 }
 
-// Register-blocked: C is computed in MR x NR tiles from A packed in MR-row panels (k x MR) and
-// B packed in NR-column panels (k x NR), both zero-padded, so the inner loop has no edges.
+// Register-blocked: C is computed in MR x NR tiles; a tile reads A by rows (a broadcast per row
+// and k) and B by rows of NR columns. An operand is read in place when it is float, is not
+// transposed and has no partial tile; otherwise it is first converted, row by row (loops that
+// vectorize), into a float matrix zero-padded to whole tiles. C likewise: in place, or a padded
+// float matrix converted out, bias added, at the end. A static kernel decides all this at compile
+// time.
 enum { MR = 4, NR = 16 };
 typedef float v8 __attribute__((vector_size(32), aligned(4)));
 
-static inline void tile(int64_t k, const float* ap, const float* bp, float* c, int64_t ldc) {
+// A tile: A[r][kk] at a[r * lda + kk], B[kk][c] at b[kk * ldb + c], C[r][c] at c[r * ldc + c].
+static inline void tile(int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
   // Eight named accumulators, so that they live in registers (MR == 4, NR == 16).
   v8 c00 = {}, c01 = {}, c10 = {}, c11 = {}, c20 = {}, c21 = {}, c30 = {}, c31 = {};
-  for (int64_t kk = 0; kk < k; ++kk, ap += MR, bp += NR) {
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* bp = b + kk * ldb;
     const v8 b0 = *(const v8*)bp, b1 = *(const v8*)(bp + 8);
-    c00 += ap[0] * b0, c01 += ap[0] * b1;
-    c10 += ap[1] * b0, c11 += ap[1] * b1;
-    c20 += ap[2] * b0, c21 += ap[2] * b1;
-    c30 += ap[3] * b0, c31 += ap[3] * b1;
+    const float a0 = a[kk], a1 = a[lda + kk], a2 = a[2 * lda + kk], a3 = a[3 * lda + kk];
+    c00 += a0 * b0, c01 += a0 * b1;
+    c10 += a1 * b0, c11 += a1 * b1;
+    c20 += a2 * b0, c21 += a2 * b1;
+    c30 += a3 * b0, c31 += a3 * b1;
   }
   *(v8*)c = c00, *(v8*)(c + 8) = c01;
   *(v8*)(c + ldc) = c10, *(v8*)(c + ldc + 8) = c11;
   *(v8*)(c + 2 * ldc) = c20, *(v8*)(c + 2 * ldc + 8) = c21;
   *(v8*)(c + 3 * ldc) = c30, *(v8*)(c + 3 * ldc + 8) = c31;
 }
+
+template <class T>
+struct is_f32 {
+  enum { value = 0 };
+};
+template <>
+struct is_f32<float> {
+  enum { value = 1 };
+};
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {
   const TA* x1 = static_cast<const TA*>(in[0]);
@@ -50,36 +66,68 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
   TY* y = static_cast<TY*>(out[0]);
   const int64_t m = p.m, n = p.n, k = p.k;
   const int64_t mp = (m + MR - 1) / MR * MR, np = (n + NR - 1) / NR * NR;
-  float* A = static_cast<float*>(skb_k::alloc_floats(mp * k));
-  float* B = static_cast<float*>(skb_k::alloc_floats(k * np));
-  float* C = static_cast<float*>(skb_k::alloc_floats(mp * np));
-  if (!A || !B || !C) {
-    free(A), free(B), free(C);
+  const bool direct_a = is_f32<TA>::value && !p.ta && m % MR == 0;
+  const bool direct_b = is_f32<TB>::value && !p.tb && n % NR == 0;
+  const bool direct_c = is_f32<TY>::value && m % MR == 0 && n % NR == 0;
+  const bool bias_f = SKB_HAS_BIAS && !is_f32<TBias>::value;
+  float* A = direct_a ? nullptr : static_cast<float*>(skb_k::alloc_floats(mp * k));
+  float* B = direct_b ? nullptr : static_cast<float*>(skb_k::alloc_floats(k * np));
+  float* C = direct_c ? nullptr : static_cast<float*>(skb_k::alloc_floats(mp * np));
+  float* F = bias_f ? static_cast<float*>(skb_k::alloc_floats(n)) : nullptr;
+  const bool convert_bt = p.tb && !is_f32<TB>::value;
+  float* T = convert_bt ? static_cast<float*>(skb_k::alloc_floats(n * k)) : nullptr;
+  if ((!direct_a && !A) || (!direct_b && !B) || (!direct_c && !C) || (bias_f && !F) || (convert_bt && !T)) {
+    free(A), free(B), free(C), free(F), free(T);
     return 1;
   }
+  if (bias_f)
+    for (int64_t j = 0; j < n; ++j) F[j] = skb_k::to_float(bias[j]);
+  const float* bias32 = bias_f ? F : (const float*)bias;
   int64_t idx[SKB_MAX_RANK] = {0};
   int64_t oa = 0, ob = 0;
   for (int64_t bt = 0; bt < p.batches; ++bt) {
     const TA* a = x1 + oa * m * k;
     const TB* b = x2 + ob * k * n;
-    for (int64_t i0 = 0; i0 < mp; i0 += MR)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t r = 0; r < MR; ++r) {
-          const int64_t i = i0 + r;
-          A[i0 * k + kk * MR + r] = i < m ? skb_k::to_float(p.ta ? a[kk * m + i] : a[i * k + kk]) : 0.f;
-        }
-    for (int64_t j0 = 0; j0 < np; j0 += NR)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t c = 0; c < NR; ++c) {
-          const int64_t j = j0 + c;
-          B[j0 * k + kk * NR + c] = j < n ? skb_k::to_float(p.tb ? b[j * k + kk] : b[kk * n + j]) : 0.f;
-        }
-    for (int64_t i0 = 0; i0 < mp; i0 += MR)
-      for (int64_t j0 = 0; j0 < np; j0 += NR) tile(k, A + i0 * k, B + j0 * k, C + i0 * np + j0, np);
     TY* yb = y + bt * m * n;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j)
-        yb[i * n + j] = skb_k::from_float<TY>(C[i * np + j] + (SKB_HAS_BIAS ? skb_k::to_float(bias[j]) : 0.f));
+    if (!direct_a) {  // A as m x k floats, rows m .. mp zero
+      if (p.ta)
+        for (int64_t kk = 0; kk < k; ++kk)
+          for (int64_t i = 0; i < m; ++i) A[i * k + kk] = skb_k::to_float(a[kk * m + i]);
+      else
+        for (int64_t t = 0; t < m * k; ++t) A[t] = skb_k::to_float(a[t]);
+      for (int64_t t = m * k; t < mp * k; ++t) A[t] = 0.f;
+    }
+    if (!direct_b) {  // B as k x np floats, columns n .. np zero
+      if (p.tb) {     // a row of B is a column of x2: converted in order (into T), then transposed
+        const float* bt = (const float*)b;
+        if (T) {
+          for (int64_t u = 0; u < n * k; ++u) T[u] = skb_k::to_float(b[u]);
+          bt = T;
+        }
+        for (int64_t kk = 0; kk < k; ++kk)
+          for (int64_t j = 0; j < n; ++j) B[kk * np + j] = bt[j * k + kk];
+      } else
+        for (int64_t kk = 0; kk < k; ++kk)
+          for (int64_t j = 0; j < n; ++j) B[kk * np + j] = skb_k::to_float(b[kk * n + j]);
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t j = n; j < np; ++j) B[kk * np + j] = 0.f;
+    }
+    const float* ar = direct_a ? (const float*)a : A;
+    const float* br = direct_b ? (const float*)b : B;
+    const int64_t ldb = direct_b ? n : np;
+    float* cr = direct_c ? (float*)yb : C;
+    const int64_t ldc = direct_c ? n : np;
+    for (int64_t i0 = 0; i0 < mp; i0 += MR)
+      for (int64_t j0 = 0; j0 < np; j0 += NR) tile(k, ar + i0 * k, k, br + j0, ldb, cr + i0 * ldc + j0, ldc);
+    if (SKB_HAS_BIAS)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) cr[i * ldc + j] += bias32[j];
+    if (!direct_c)
+      for (int64_t i = 0; i < m; ++i) {
+        const float* ci = C + i * np;
+        TY* yi = yb + i * n;
+        for (int64_t j = 0; j < n; ++j) yi[j] = skb_k::from_float<TY>(ci[j]);
+      }
     for (int d = p.batch_rank - 1; d >= 0; --d) {
       if (++idx[d] < p.batch[d]) {
         oa += p.sa[d];
@@ -91,7 +139,7 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
       idx[d] = 0;
     }
   }
-  free(A), free(B), free(C);
+  free(A), free(B), free(C), free(F), free(T);
   return 0;
 }
 

@@ -1,7 +1,8 @@
 // SoftmaxV2 over a set of axes (attr axes, default [-1]; negative, unsorted, one or several, as
 // CANN's list_int allows): each slice of x along the kept axes is normalized over all of its
-// positions along the reduced ones. Computes in float.
+// positions along the reduced ones. Computes in float, each e^x once.
 #include "skb_kernel.h"
+#include "skb_math.h"
 
 enum { SoftmaxV2 };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
@@ -25,22 +26,39 @@ static inline int64_t offset(int64_t i, int n, const int64_t* d, const int64_t* 
   return off;
 }
 
+// Softmax of one slice of len values, read by at(j) and written by put(j, v): its maximum, then
+// e^(x - max) once per value into e, their sum, then each e over the sum.
+template <class At, class Put>
+static inline void slice(int64_t len, float* e, At at, Put put) {
+  const float mx = skb_k::max_f(len, at);
+  for (int64_t j = 0; j < len; ++j) e[j] = skb_k::exp_f(at(j) - mx);
+  const float inv = 1.f / skb_k::sum_f(e, len);
+  for (int64_t j = 0; j < len; ++j) put(j, e[j] * inv);
+}
+
 static inline int run(const Params& p, const void* const* in, void* const* out) {
   const TX* x = static_cast<const TX*>(in[0]);
   TY* y = static_cast<TY*>(out[0]);
+  enum { kStack = 2048 };  // a slice this long or shorter keeps its e on the stack
+  float stack[kStack];
+  float* e = p.len <= kStack ? stack : static_cast<float*>(skb_k::alloc_floats(p.len));
+  if (!e) return 1;
   for (int64_t o = 0; o < p.rows; ++o) {
     const int64_t base = offset(o, p.nk, p.kd, p.ks);
-    // One reduced dim (every contiguous set of axes): element j is at j * stride.
-#define SKB_AT(j) (base + (p.nr == 1 ? (j) * p.rs[0] : offset((j), p.nr, p.rd, p.rs)))
-    float mx = -INFINITY;
-    for (int64_t j = 0; j < p.len; ++j) mx = fmaxf(mx, skb_k::to_float(x[SKB_AT(j)]));
-    float sum = 0.f;
-    for (int64_t j = 0; j < p.len; ++j) sum += expf(skb_k::to_float(x[SKB_AT(j)]) - mx);
-    const float inv = 1.f / sum;
-    for (int64_t j = 0; j < p.len; ++j)
-      y[SKB_AT(j)] = skb_k::from_float<TY>(expf(skb_k::to_float(x[SKB_AT(j)]) - mx) * inv);
-#undef SKB_AT
+    if (p.nr == 1 && p.rs[0] == 1) {  // the reduced axes are one contiguous run (the last axes)
+      const TX* xr = x + base;
+      TY* yr = y + base;
+      slice(
+          p.len, e, [&](int64_t j) { return skb_k::to_float(xr[j]); },
+          [&](int64_t j, float v) { yr[j] = skb_k::from_float<TY>(v); });
+    } else {  // element j: j * stride over one reduced dim (any contiguous set of axes)
+      auto at = [&](int64_t j) { return base + (p.nr == 1 ? j * p.rs[0] : offset(j, p.nr, p.rd, p.rs)); };
+      slice(
+          p.len, e, [&](int64_t j) { return skb_k::to_float(x[at(j)]); },
+          [&](int64_t j, float v) { y[at(j)] = skb_k::from_float<TY>(v); });
+    }
   }
+  if (e != stack) free(e);
   return 0;
 }
 
