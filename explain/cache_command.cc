@@ -182,6 +182,10 @@ void add_cache_command(CLI::App& skb, CacheCommand& c) {
   c.evict = c.app->add_subcommand("evict", "Remove old or least recently used entries");
   c.evict->add_option("--older-than", c.older_than, "Not used for this long: 30d, 12h, 90m, 3600s");
   c.evict->add_option("--max-size", c.max_size, "Then keep at most this many bytes: 2G, 500M");
+  c.evict->callback([&c] {  // a usage error (exit 2), found while parsing
+    if (c.older_than.empty() && c.max_size.empty())
+      throw CLI::ValidationError("skb cache evict: expected --older-than DURATION and/or --max-size SIZE");
+  });
   c.verify = c.app->add_subcommand("verify", "Read every entry again; remove and name the damaged ones");
   c.config = c.app->add_subcommand("config", "Which stores apply here, and where each setting came from");
   c.config->add_flag("--json", c.json, "One JSON document (for CI)");
@@ -206,8 +210,6 @@ int run_cache_command(const CacheCommand& c) {
     return 0;
   }
   if (c.evict->parsed()) {
-    if (c.older_than.empty() && c.max_size.empty())
-      throw Error("skb cache evict: expected --older-than DURATION and/or --max-size SIZE");
     std::optional<std::uint64_t> older, max;
     if (!c.older_than.empty()) older = parse_duration(c.older_than);
     if (!c.max_size.empty()) {

@@ -106,6 +106,11 @@ grep -q "$victim: removed" verify.out || fail "verify did not name the damaged e
 expect_eq "$(entries)" "$((planned - 1))" "entries after verify"
 skb cache verify >/dev/null || fail "verify of a sound store"
 expect_eq "$(build h)" 1 "compiles after verify removed one entry"
+rc=0
+skb cache evict 2>evict.err || rc=$?
+expect_eq "$rc" 2 "evict's exit status without --older-than or --max-size (a usage error)"
+grep -q "expected --older-than DURATION and/or --max-size SIZE" evict.err || fail "evict's usage error: $(cat evict.err)"
+expect_eq "$(entries)" "$planned" "entries after a refused evict"
 skb cache evict --max-size 1 >/dev/null
 expect_eq "$(entries)" 0 "entries after evict --max-size 1"
 expect_eq "$(CACHE_FIELD='j["counts"]["local"]["evictions"] >= '"$planned" cache_json)" True "evictions counted"
