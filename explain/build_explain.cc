@@ -20,9 +20,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string first_line(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.empty() ? "(empty)" : line;
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= s.size()) {
+    std::size_t end = std::min(s.find('\n', at), s.size());
+    out.push_back(s.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// Two multi-line values (a compiler's identity) by the first line where they differ: "line 3:
+// "x" → "y"", or the line alone when it is the first.
+std::string line_change(const std::string& a, const std::string& b) {
+  std::vector<std::string> la = lines_of(a), lb = lines_of(b);
+  std::size_t i = 0;
+  while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
+  auto at = [](const std::vector<std::string>& l, std::size_t i) {
+    return i >= l.size() ? std::string("(no such line)") : l[i].empty() ? std::string("(empty)") : l[i];
+  };
+  return fmt::format("{}\"{}\" → \"{}\"", i == 0 ? "" : fmt::format("line {}: ", i + 1), at(la, i), at(lb, i));
 }
 
 std::string join_words(const std::vector<std::string>& w) {
@@ -146,8 +164,7 @@ KernelSet read_side(const fs::path& path) {
 
 std::vector<std::string> factor_changes(const KeyFactors& a, const KeyFactors& b) {
   std::vector<std::string> out;
-  if (a.identify != b.identify)
-    out.push_back(fmt::format("compiler: \"{}\" → \"{}\"", first_line(a.identify), first_line(b.identify)));
+  if (a.identify != b.identify) out.push_back("compiler: " + line_change(a.identify, b.identify));
   if (a.flags != b.flags) out.push_back("flags: " + word_changes(a.flags, b.flags));
   if (a.command != b.command) out.push_back("command: " + word_changes(a.command, b.command));
   if (a.link != b.link) out.push_back("link: " + word_changes(a.link, b.link));

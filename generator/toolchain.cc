@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <fstream>
+
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
@@ -43,6 +45,16 @@ std::vector<std::string> expand_command(const std::vector<std::string>& words, c
       out.push_back(expand(w, vars));
   }
   return out;
+}
+
+// A compiler that is a script (a wrapper such as `#!/bin/sh ... exec c++ "$@"`) counts by its
+// bytes too: what --version prints is the compiler it runs, not what the wrapper adds, and a
+// wrapper edited in place must rename its kernels. A binary counts by what it says it is.
+std::string script_identity(const fs::path& compiler) {
+  char magic[2] = {};
+  std::ifstream(compiler, std::ios::binary).read(magic, 2);
+  if (magic[0] != '#' || magic[1] != '!') return "";
+  return fmt::format("\n[the compiler is a script of sha256 {}]", common::sha256_file(compiler));
 }
 
 // Resolves a validated profile on this machine: finds the compiler and the templates, runs the
@@ -96,7 +108,7 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   // are: {compiler} and {template_dir} stay as written, the compiler counts by what it says it is.
   KeyFactors& key = tc.factors;
   const std::map<std::string, std::string> soc_only = {{"soc", tc.soc_version}};
-  key.identify = id.output;
+  key.identify = id.output + script_identity(tc.compiler);
   key.flags = expand_command(p.flags, {}, soc_only);
   key.command = expand_command(p.command, {"{flags}"}, soc_only);
   key.link = expand_command(p.link, {"{flags}"}, soc_only);

@@ -66,6 +66,13 @@ echo "$out" | grep -q ", 0 differed$" || fail "outputs differ from the reference
 step "a sidecar that is not valid fails that kernel's compile, naming the field, and leaves nothing of it"
 sed -i 's/"blockDim": 24/"blockDim": -3/' sidecc
 skb-generate -p "$examples/aclnn_static_shape_kernel_outputs" -o bad_side --toolchain "$PWD/side.json" --no-package -q
+# The compiler is a script: its bytes are part of every kernel's name, so the edited wrapper's
+# kernels are new ones (a store never serves the old wrapper's kernels for them).
+expect_eq "$(comm -12 <(ls side/.skb/kernel_meta | grep '\.info$') <(ls bad_side/kernel_meta | grep '\.info$') | wc -l)" 0 \
+  "kernels named alike before and after the wrapper script was edited"
+skb explain side/.skb bad_side > wrapper.explain || true
+grep -q "compiler: line [0-9]*: \"\[the compiler is a script of sha256 [0-9a-f]*\]\" → " wrapper.explain ||
+  fail "skb explain does not name the wrapper script: $(head -5 wrapper.explain)"
 rc=0; ninja -C bad_side -k 0 > bad_side.log 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "a kernel with an invalid sidecar was built"
 grep -q "the compiler's sidecar: /blockDim: expected" bad_side.log || fail "the error does not name /blockDim: $(tail -3 bad_side.log)"
