@@ -2,8 +2,8 @@
 # only when a key the user trusts signed it. A forged entry whose kernel runs code when loaded
 # (its marker must never appear); a signature lifted onto another entry or name; an untrusted,
 # truncated or bit-flipped signature; a rotation and a revocation; read-only consumers on redis
-# and nginx WebDAV; a .run repacked with every checksum recomputed; no secret in a build, log or
-# package.
+# and nginx WebDAV; redis AUTH and HTTP basic auth (netrc) credentials; a .run repacked with every
+# checksum recomputed; no secret in a build, log or package.
 source "$(dirname "$0")/lib.sh"
 for tool in redis-server redis-cli nginx zstd; do
   command -v "$tool" >/dev/null || fail "$tool is not installed (scripts/test.sh installs it)"
@@ -184,6 +184,22 @@ build a2 "$SKB_REDIS_URL/2" --trusted-keys ci1.pub >/dev/null
 [ "$(cache_stat a2 errors)" -ge 1 ] || fail "no error without the password"
 grep -q "NOAUTH\|Authentication required" a2.log || fail "no authentication error shown: $(cat a2.log)"
 redis-cli -u "$SKB_REDIS_URL" -a hunter2 --no-auth-warning config set requirepass "" >/dev/null
+
+step "store credentials never go into the build: HTTP basic auth from a netrc file"
+printf 'ci:%s\n' "$(openssl passwd -apr1 hunter3)" >htpasswd
+start_nginx_dav "$PWD/nginx-auth" "$PWD/htpasswd"
+printf 'machine 127.0.0.1 login ci password hunter3\n' >netrc
+chmod 600 netrc
+expect_eq "$(SKB_NETRC=$PWD/netrc build n1 "$SKB_DAV_URL" --sign-key ci1.key --trusted-keys ci1.pub)" "$planned" \
+  "cold compiles with netrc credentials"
+expect_eq "$(cache_stat n1 uploads)" "$planned" "uploads with netrc credentials"
+expect_eq "$(cache_stat n1 errors)" 0 "store errors with netrc credentials"
+expect_eq "$(ls nginx-auth/dav/kernels | wc -l)" "$planned" "entries on the authenticating server"
+expect_eq "$(SKB_NETRC=$PWD/netrc build n2 "$SKB_DAV_URL" --trusted-keys ci1.pub)" 0 "warm compiles with netrc credentials"
+expect_eq "$(HOME=$PWD/nohome build n3 "$SKB_DAV_URL" --trusted-keys ci1.pub)" "$planned" "compiles without credentials"
+[ "$(cache_stat n3 errors)" -ge 1 ] || fail "no store error without credentials"
+grep -q "HTTP 401" n3.log || fail "no authentication error shown: $(cat n3.log)"
+! grep -rqF hunter3 n1 n2 n3 n1.log n2.log n3.log || fail "the HTTP password is in a build or its log"
 
 step "packages: signed, checked where they install, refused under a policy"
 # (Kernels from CI's store: what is tested here is the package, not the compiles.)

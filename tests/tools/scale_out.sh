@@ -50,11 +50,12 @@ start_redis() {
 
 # nginx with its WebDAV module serving PUT and GET under /kernels/. As root, nginx's workers run
 # as nobody: the folders they write are theirs to write.
-start_nginx_dav() {
-  local dir=$1 port
+start_nginx_dav() {  # dir [htpasswd file: the store then asks for HTTP basic auth]
+  local dir=$1 port auth=""
   port=$(free_port)
   mkdir -p "$dir/dav/kernels" "$dir/body"
   chmod 0777 "$dir/dav/kernels" "$dir/body"
+  [ -n "${2:-}" ] && auth="auth_basic \"skb\"; auth_basic_user_file $2;"
   cat >"$dir/nginx.conf" <<EOF
 pid $dir/nginx.pid;
 error_log $dir/error.log;
@@ -68,6 +69,7 @@ http {
       root $dir/dav;
       dav_methods PUT DELETE;
       client_max_body_size 1g;
+      $auth
     }
   }
 }
