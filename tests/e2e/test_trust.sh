@@ -186,7 +186,8 @@ grep -q "NOAUTH\|Authentication required" a2.log || fail "no authentication erro
 redis-cli -u "$SKB_REDIS_URL" -a hunter2 --no-auth-warning config set requirepass "" >/dev/null
 
 step "store credentials never go into the build: HTTP basic auth from a netrc file"
-printf 'ci:%s\n' "$(openssl passwd -apr1 hunter3)" >htpasswd
+python3 -c 'import base64, hashlib; print("ci:{SHA}" + base64.b64encode(hashlib.sha1(b"hunter3").digest()).decode())' \
+  >htpasswd  # nginx's {SHA} scheme: no tool beyond python3
 start_nginx_dav "$PWD/nginx-auth" "$PWD/htpasswd"
 printf 'machine 127.0.0.1 login ci password hunter3\n' >netrc
 chmod 600 netrc
