@@ -27,3 +27,42 @@ if(SKB_FUZZ)
   endif()
   target_compile_options(skb_settings INTERFACE -fsanitize=fuzzer-no-link)
 endif()
+
+# Precompiled headers: one target of a build precompiles the headers most units include, and the
+# targets of the given folders (those without the property SKB_NO_PCH) and the given targets reuse it.
+# A target that precompiles a header: clang's carries no timestamp, so that ccache can cache it
+# and the units that use it.
+function(skb_pch_producer target)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(${target} PRIVATE "SHELL:-Xclang -fno-pch-timestamp")
+  endif()
+endfunction()
+option(SKB_PCH "Precompile the headers most units include, once per build" ON)
+function(skb_reuse_pch pch)
+  if(NOT SKB_PCH)
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "DIRECTORIES;TARGETS")
+  set(chosen ${arg_TARGETS})
+  foreach(dir ${arg_DIRECTORIES})
+    get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+    foreach(target ${targets})
+      get_target_property(type ${target} TYPE)
+      get_target_property(opt_out ${target} SKB_NO_PCH)
+      if(NOT target STREQUAL pch AND type MATCHES "^(STATIC|SHARED|MODULE|OBJECT)_LIBRARY$|^EXECUTABLE$"
+         AND NOT opt_out)
+        list(APPEND chosen ${target})
+      endif()
+    endforeach()
+  endforeach()
+  foreach(target ${chosen})
+    target_precompile_headers(${target} REUSE_FROM ${pch})
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      # The header is precompiled position-independent (-fPIC), as libraries are built, and is
+      # used only by units compiled the same way: an executable's units are too (they link into
+      # a position-independent executable all the same).
+      target_compile_options(${target} PRIVATE -fPIC)
+    endif()
+  endforeach()
+endfunction()

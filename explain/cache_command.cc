@@ -13,15 +13,8 @@
 #include "trust/user_keys.h"
 
 namespace skb::explain {
-namespace fs = std::filesystem;
-using common::Error;
-using common::Json;
 
-namespace {
-
-constexpr int kExitDamaged = 3;
-
-constexpr const char* kCacheHelp = R"(
+const char* const kCacheHelp = R"(
 Every build (skb-generate, skb-package, op_compiler, the CMake function) looks each kernel up
 in the user's private local store before compiling it, and keeps what it compiles there, so a
 restart, a rerun into a fresh folder, or another project compiles only what is new. A shared
@@ -60,6 +53,13 @@ Examples:
   SKB_CACHE_DIR=/mnt/persistent/skb skb cache config
   skb cache evict --older-than 30d
 )";
+namespace fs = std::filesystem;
+using common::Error;
+using common::Json;
+
+namespace {
+
+constexpr int kExitDamaged = 3;
 
 std::string bytes_text(std::uint64_t n) {
   if (n < 1024) return fmt::format("{} B", n);
@@ -170,46 +170,25 @@ int config(const CacheCommand& c) {
 
 }  // namespace
 
-void add_cache_command(CLI::App& skb, CacheCommand& c) {
-  c.app = skb.add_subcommand("cache", "See and manage the private local kernel store");
-  c.app->footer(kCacheHelp);
-  c.app->require_subcommand(1);
-  c.app->add_option("--cache-dir", c.dir, "The store (default: as builds find it; see below)");
-  c.stats = c.app->add_subcommand("stats", "Entries, size, cap, and the counts since the last zero, per tier");
-  c.stats->add_flag("--json", c.json, "One JSON document (for CI)");
-  c.zero = c.app->add_subcommand("zero", "Start the counts again");
-  c.clean = c.app->add_subcommand("clean", "Remove every entry");
-  c.evict = c.app->add_subcommand("evict", "Remove old or least recently used entries");
-  c.evict->add_option("--older-than", c.older_than, "Not used for this long: 30d, 12h, 90m, 3600s");
-  c.evict->add_option("--max-size", c.max_size, "Then keep at most this many bytes: 2G, 500M");
-  c.evict->callback([&c] {  // a usage error (exit 2), found while parsing
-    if (c.older_than.empty() && c.max_size.empty())
-      throw CLI::ValidationError("skb cache evict: expected --older-than DURATION and/or --max-size SIZE");
-  });
-  c.verify = c.app->add_subcommand("verify", "Read every entry again; remove and name the damaged ones");
-  c.config = c.app->add_subcommand("config", "Which stores apply here, and where each setting came from");
-  c.config->add_flag("--json", c.json, "One JSON document (for CI)");
-}
-
 int run_cache_command(const CacheCommand& c) {
-  if (c.stats->parsed()) return stats(c);
-  if (c.config->parsed()) return config(c);
+  if (c.action == "stats") return stats(c);
+  if (c.action == "config") return config(c);
   store::LocalConfig local = local_config(c);
   std::error_code ec;
   if (!fs::is_directory(local.dir, ec)) {
     print(fmt::format("{}: no store yet (nothing to do)\n", local.dir.string()));
     return 0;
   }
-  if (c.zero->parsed()) {
+  if (c.action == "zero") {
     store::zero_store_stats(local.dir);
     print(fmt::format("{}: counts set to zero\n", local.dir.string()));
     return 0;
   }
-  if (c.clean->parsed()) {
+  if (c.action == "clean") {
     print(fmt::format("{}: {} entries removed\n", local.dir.string(), store::clean(local.dir)));
     return 0;
   }
-  if (c.evict->parsed()) {
+  if (c.action == "evict") {
     std::optional<std::uint64_t> older, max;
     if (!c.older_than.empty()) older = parse_duration(c.older_than);
     if (!c.max_size.empty()) {

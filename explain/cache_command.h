@@ -1,15 +1,21 @@
 #pragma once
-#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace skb::explain {
+
+/// The text `skb cache --help` ends with.
+extern const char* const kCacheHelp;
 
 /// `skb cache`: the user's private local kernel store, seen and managed (stats, zero, clean,
 /// evict, verify, config). add_cache_command declares it; run_cache_command runs it once parsed.
 struct CacheCommand {
   CLI::App* app = nullptr;
-  CLI::App *stats = nullptr, *zero = nullptr, *clean = nullptr, *evict = nullptr, *verify = nullptr, *config = nullptr;
+  std::string action;              // the subcommand given: stats, zero, clean, evict, verify or config
   std::optional<std::string> dir;  // --cache-dir
   std::string older_than, max_size;
   bool json = false;

@@ -1,3 +1,5 @@
+// skb's whole command line, every subcommand's options included: the one unit of skb that
+// compiles CLI11.
 #include "explain/cli.h"
 
 #include <fmt/format.h>
@@ -67,6 +69,48 @@ void print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), s
 
 }  // namespace
 
+void add_key_command(CLI::App& skb, KeyCommand& k) {
+  k.app = skb.add_subcommand("key", "Make and show the keys that sign store entries and packages");
+  k.app->footer(kKeyHelp);
+  k.app->require_subcommand(1);
+  CLI::App* make =
+      k.app->add_subcommand("new", "Make a key pair: the private key into FILE (0600), the public line on stdout");
+  make->add_option("NAME", k.name, "The key's name, e.g. ci-2026 ([A-Za-z0-9._@-], at most 64)")->required();
+  make->add_option("FILE", k.file, "The private key file to create (never over an existing file)")->required();
+  CLI::App* show = k.app->add_subcommand("public", "Print the public key line of a private key file");
+  show->add_option("FILE", k.file, "A private key file")->required();
+  k.app->add_subcommand("own", "Print the public key line of your own key (made on first use)");
+}
+
+void add_verify_command(CLI::App& skb, VerifyCommand& v) {
+  v.app = skb.add_subcommand("verify", "Check a .run package (signature included) without running any of it");
+  v.app->footer(kVerifyHelp);
+  v.app->add_option("PACKAGE", v.run_file, "A static_kernel_*.run")->required();
+  v.app->add_option("--trusted-keys", v.trusted_keys, "Trust policy: the keys one of which must have signed it")
+      ->envname("SKB_TRUSTED_KEYS");
+}
+
+void add_cache_command(CLI::App& skb, CacheCommand& c) {
+  c.app = skb.add_subcommand("cache", "See and manage the private local kernel store");
+  c.app->footer(kCacheHelp);
+  c.app->require_subcommand(1);
+  c.app->add_option("--cache-dir", c.dir, "The store (default: as builds find it; see below)");
+  CLI::App* stats = c.app->add_subcommand("stats", "Entries, size, cap, and the counts since the last zero, per tier");
+  stats->add_flag("--json", c.json, "One JSON document (for CI)");
+  c.app->add_subcommand("zero", "Start the counts again");
+  c.app->add_subcommand("clean", "Remove every entry");
+  CLI::App* evict = c.app->add_subcommand("evict", "Remove old or least recently used entries");
+  evict->add_option("--older-than", c.older_than, "Not used for this long: 30d, 12h, 90m, 3600s");
+  evict->add_option("--max-size", c.max_size, "Then keep at most this many bytes: 2G, 500M");
+  evict->callback([&c] {  // a usage error (exit 2), found while parsing
+    if (c.older_than.empty() && c.max_size.empty())
+      throw CLI::ValidationError("skb cache evict: expected --older-than DURATION and/or --max-size SIZE");
+  });
+  c.app->add_subcommand("verify", "Read every entry again; remove and name the damaged ones");
+  CLI::App* config = c.app->add_subcommand("config", "Which stores apply here, and where each setting came from");
+  config->add_flag("--json", c.json, "One JSON document (for CI)");
+}
+
 int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run_main prints them*/) {
   CLI::App app(
       "skb: what skb knows about kernels, the keys that sign them and the store that keeps them, for people and CI.");
@@ -96,9 +140,15 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
     int rc = app.exit(e);
     return rc == 0 ? kExitSame : kExitUsage;
   }
-  if (key.app->parsed()) return run_key_command(key);
+  if (key.app->parsed()) {
+    key.action = key.app->get_subcommands().front()->get_name();
+    return run_key_command(key);
+  }
   if (verify.app->parsed()) return run_verify_command(verify);
-  if (cache.app->parsed()) return run_cache_command(cache);
+  if (cache.app->parsed()) {
+    cache.action = cache.app->get_subcommands().front()->get_name();
+    return run_cache_command(cache);
+  }
   for (const auto& p : {a, b}) {
     std::error_code ec;
     if (!fs::exists(p, ec)) throw common::Error(fmt::format("{}: no such file or folder", p));

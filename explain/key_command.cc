@@ -7,9 +7,7 @@
 
 namespace skb::explain {
 
-namespace {
-
-constexpr const char* kKeyHelp = R"(
+const char* const kKeyHelp = R"(
 What crosses machines is used only when a key the user trusts signed it: kernel store entries
 (a build uses an entry only when a key of its trust file signed it) and .run packages (where a
 trust policy applies, a package installs only when one of its keys signed it).
@@ -33,27 +31,13 @@ Exit status: 0 done, 1 error (a file that exists, cannot be written or is not a 
 command line.
 )";
 
-}  // namespace
-
-void add_key_command(CLI::App& skb, KeyCommand& k) {
-  k.app = skb.add_subcommand("key", "Make and show the keys that sign store entries and packages");
-  k.app->footer(kKeyHelp);
-  k.app->require_subcommand(1);
-  k.make = k.app->add_subcommand("new", "Make a key pair: the private key into FILE (0600), the public line on stdout");
-  k.make->add_option("NAME", k.name, "The key's name, e.g. ci-2026 ([A-Za-z0-9._@-], at most 64)")->required();
-  k.make->add_option("FILE", k.file, "The private key file to create (never over an existing file)")->required();
-  k.show = k.app->add_subcommand("public", "Print the public key line of a private key file");
-  k.show->add_option("FILE", k.file, "A private key file")->required();
-  k.own = k.app->add_subcommand("own", "Print the public key line of your own key (made on first use)");
-}
-
 int run_key_command(const KeyCommand& k) {
   trust::PublicKey pub;
-  if (k.make->parsed()) {
+  if (k.action == "new") {
     trust::SigningKey key = trust::generate_signing_key(k.name);
     trust::write_signing_key(k.file, key);
     pub = key.public_key();
-  } else if (k.show->parsed()) {
+  } else if (k.action == "public") {
     pub = trust::read_signing_key(k.file).public_key();
   } else {
     pub = trust::own_signing_key().public_key();

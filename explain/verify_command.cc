@@ -16,12 +16,8 @@
 #include "trust/trusted_keys.h"
 
 namespace skb::explain {
-using installer::PayloadSource;
-using installer::VerifyError;
 
-namespace {
-
-constexpr const char* kVerifyHelp = R"(
+const char* const kVerifyHelp = R"(
 A .run checks itself when it runs, but a package changed on its way could carry a changed
 checker. This command checks a package with this skb's own code and runs nothing of it: the
 header's SHA-256, the signature over the header (which pins the installer's and the payload's
@@ -38,6 +34,10 @@ changed after signing).
 Example:
   skb verify --trusted-keys ci.pub static_kernel_20261125101753_99b3745a.run && sh static_kernel_….run
 )";
+using installer::PayloadSource;
+using installer::VerifyError;
+
+namespace {
 
 // The value of `name=<digits or hex>` at the start of a line of the header.
 std::string header_value(std::string_view header, const std::string& name) {
@@ -58,14 +58,6 @@ std::uint64_t header_number(std::string_view header, const std::string& name) {
 }
 
 }  // namespace
-
-void add_verify_command(CLI::App& skb, VerifyCommand& v) {
-  v.app = skb.add_subcommand("verify", "Check a .run package (signature included) without running any of it");
-  v.app->footer(kVerifyHelp);
-  v.app->add_option("PACKAGE", v.run_file, "A static_kernel_*.run")->required();
-  v.app->add_option("--trusted-keys", v.trusted_keys, "Trust policy: the keys one of which must have signed it")
-      ->envname("SKB_TRUSTED_KEYS");
-}
 
 int run_verify_command(const VerifyCommand& v) {
   int fd = ::open(v.run_file.c_str(), O_RDONLY | O_CLOEXEC);

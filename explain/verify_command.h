@@ -1,8 +1,14 @@
 #pragma once
-#include <CLI/CLI.hpp>
 #include <string>
 
+namespace CLI {
+class App;
+}  // namespace CLI
+
 namespace skb::explain {
+
+/// The text `skb verify --help` ends with.
+extern const char* const kVerifyHelp;
 
 /// `skb verify PACKAGE.run`: checks a package with this skb's own code, running none of the
 /// package's: its header, signature (against a trust policy), installer and every payload file.

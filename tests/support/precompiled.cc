@@ -1,0 +1,1 @@
+// The unit that builds the tests' precompiled header (tests/support/precompiled.h).
