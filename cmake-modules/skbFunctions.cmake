@@ -33,8 +33,9 @@ function(skb_add_static_kernels name)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): skb::generate and skb::package are missing; "
                         "call find_package(skb CONFIG REQUIRED) first")
   endif()
-  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
-    message(FATAL_ERROR "skb_add_static_kernels(${name}): needs a Ninja generator (its step depends on a depfile)")
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja|Makefiles")
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): needs a Ninja or Makefile generator (its step depends "
+                        "on a depfile), not ${CMAKE_GENERATOR}")
   endif()
 
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
@@ -87,10 +88,17 @@ function(skb_add_static_kernels name)
   if(POLICY CMP0116)
     cmake_policy(SET CMP0116 NEW)
   endif()
+  # Ninja keeps the step's outputs' times when the inner build changed nothing (restat); Make has no
+  # such thing, so there the step marks them built, or every later build would run it again.
+  set(mark_built "")
+  if(NOT CMAKE_GENERATOR MATCHES "Ninja")
+    set(mark_built COMMAND "${CMAKE_COMMAND}" -E touch_nocreate "${out}/package.json" "${out}/static_kernel.run")
+  endif()
   add_custom_command(
     OUTPUT "${out}/package.json" "${out}/static_kernel.run"
     COMMAND skb::generate ${gen_args}
     COMMAND "${ninja}" -C "${out}" -j "${jobs}" --quiet
+    ${mark_built}
     DEPENDS skb::generate skb::package
     DEPFILE "${out}/skb.d"
     USES_TERMINAL

@@ -1,5 +1,6 @@
 # find_package(skb CONFIG) and skb_add_static_kernels in a consumer project, built with real
-# CMake and Ninja against an installed skb and against skb's build tree.
+# CMake (Ninja, Unix Makefiles and Ninja Multi-Config) against an installed skb and against
+# skb's build tree.
 source "$(dirname "$0")/lib.sh"
 SKB_BUILD=$(dirname "$SKB_BIN")
 
@@ -21,27 +22,46 @@ for exe in $([ -z "${SKB_SANITIZE:-}" ] && echo skb-generate skb-package); do
 done
 
 cp -r "$SKB_SOURCE/tests/cmake-consumer" consumer
-configure() { cmake -S consumer -B "$1" -G Ninja "${@:2}" >"$1.configure.log" 2>&1; }
+configure() { cmake -S "${SRC:-consumer}" -B "$1" -G "${GENERATOR:-Ninja}" "${@:2}" >"$1.configure.log" 2>&1; }
 
-step "the consumer builds a .run that installs"
-configure build -DCMAKE_PREFIX_PATH="$PWD/prefix" || fail "configure: $(tail -5 build.configure.log)"
-cmake --build build >build1.log 2>&1 || fail "build: $(tail -20 build1.log)"
-run=build/model_kernels/static_kernel.run
-[ -f "$run" ] || fail "no $run"
-planned=$(json_get build/model_kernels/summary.json 'j["planned_total"]')
-sh "$run" --install-path="$PWD/lib" -q || fail "the .run does not install"
-expect_eq "$(check_library lib)" "$planned" "kernels installed from the consumer's .run"
-[ -f build/model_kernels.checked ] || fail "the step that uses the .run did not run"
-grep -q -- "-j 2" build/build.ninja || fail "the inner build is not bounded by JOBS"
-grep -q "pool = console" build/build.ninja || fail "the inner build is not in the console pool"
+# The consumer's whole cycle under one generator, in a copy of its own: a .run that installs, a
+# second build that does nothing, one new record that compiles one kernel and repackages, and the
+# generator's errors failing the outer build.
+consumer_cycle() {
+  local gen=$1 b src
+  b=$(echo "$gen" | tr ' A-Z' '_a-z')
+  src=consumer-$b
+  cp -r consumer "$src"
+  export GENERATOR=$gen SRC=$src
 
-step "a second build does nothing"
-cmake --build build >build2.log 2>&1
-expect_eq "$(tail -1 build2.log)" "ninja: no work to do." "second outer build"
+  step "$gen: the consumer builds a .run that installs"
+  configure "$b" -DCMAKE_PREFIX_PATH="$PWD/prefix" || fail "configure: $(tail -5 "$b.configure.log")"
+  cmake --build "$b" >"$b.1.log" 2>&1 || fail "build: $(tail -20 "$b.1.log")"
+  local run=$b/model_kernels/static_kernel.run
+  [ -f "$run" ] || fail "no $run"
+  planned=$(json_get "$b/model_kernels/summary.json" 'j["planned_total"]')
+  sh "$run" --install-path="$PWD/lib-$b" -q || fail "the .run does not install"
+  expect_eq "$(check_library "lib-$b")" "$planned" "kernels installed from the consumer's .run"
+  [ -f "$b/model_kernels.checked" ] || fail "the step that uses the .run did not run"
 
-step "a new op-statistics file compiles exactly one kernel and repackages"
-touch marker; sleep 1
-python3 - consumer/op_stats <<'PY'
+  step "$gen: a second build does nothing"
+  touch "$b.marker"; sleep 1
+  cmake --build "$b" >"$b.2.log" 2>&1 || fail "second build: $(tail -20 "$b.2.log")"
+  if grep -q "Building static kernels" "$b.2.log"; then fail "the second outer build ran skb: $(cat "$b.2.log")"; fi
+  expect_eq "$(find "$b/model_kernels" -newer "$b.marker" | wc -l)" 0 "files the second build changed"
+
+  step "$gen: a record of a kernel it has: skb runs once and compiles nothing, then the build does nothing"
+  local again
+  again=$(cd "$src/op_stats" && ls Add_*.json | head -1)
+  cp "$src/op_stats/$again" "$src/op_stats/${again%.json}_900.json"  # the folder changed
+  cmake --build "$b" >"$b.2b.log" 2>&1 || fail "build after a known record: $(tail -20 "$b.2b.log")"
+  grep -q "Building static kernels" "$b.2b.log" || fail "the folder changed and skb did not run"
+  expect_eq "$(find "$b/model_kernels/kernel_meta" -newer "$b.marker" | wc -l)" 0 "kernels compiled for a known record"
+  cmake --build "$b" >"$b.2c.log" 2>&1 || fail "build after that: $(tail -20 "$b.2c.log")"
+  if grep -q "Building static kernels" "$b.2c.log"; then fail "skb ran again with nothing changed: $(cat "$b.2c.log")"; fi
+
+  step "$gen: a new op-statistics file compiles exactly one kernel and repackages"
+  python3 - "$src/op_stats" <<'PY'
 import json, os, sys
 src = sorted(f for f in os.listdir(sys.argv[1]) if f.startswith("Relu_"))[0]
 r = json.load(open(os.path.join(sys.argv[1], src)))
@@ -49,20 +69,30 @@ for t in r["inputs"] + r["outputs"]:
     t["shape"] = t["origin_shape"] = [5, 7]
 json.dump(r, open(os.path.join(sys.argv[1], "Relu_float16_ND_5_7_99.json"), "w"), indent=2)
 PY
-old_pkg=$(json_get build/model_kernels/package.json 'j["run"]')
-cmake --build build >build3.log 2>&1 || fail "build after a new file: $(tail -20 build3.log)"
-expect_eq "$(find build/model_kernels/kernel_meta -name '*.json' -newer marker | wc -l)" 1 "kernels compiled"
-[ "$(json_get build/model_kernels/package.json 'j["run"]')" != "$old_pkg" ] || fail "not repackaged"
-expect_eq "$(sh "$run" --list | wc -l)" "$((planned + 1))" "kernels in the new package"
-cmake --build build >build4.log 2>&1
-expect_eq "$(tail -1 build4.log)" "ninja: no work to do." "outer build after the new file"
+  local old_pkg
+  old_pkg=$(json_get "$b/model_kernels/package.json" 'j["run"]')
+  cmake --build "$b" >"$b.3.log" 2>&1 || fail "build after a new file: $(tail -20 "$b.3.log")"
+  expect_eq "$(find "$b/model_kernels/kernel_meta" -name '*.json' -newer "$b.marker" | wc -l)" 1 "kernels compiled"
+  [ "$(json_get "$b/model_kernels/package.json" 'j["run"]')" != "$old_pkg" ] || fail "not repackaged"
+  expect_eq "$(sh "$run" --list | wc -l)" "$((planned + 1))" "kernels in the new package"
+  touch "$b.marker"; sleep 1
+  cmake --build "$b" >"$b.4.log" 2>&1 || fail "build after the new file: $(tail -20 "$b.4.log")"
+  if grep -q "Building static kernels" "$b.4.log"; then fail "the build after the new file ran skb again"; fi
 
-step "errors of the generator reach the outer build and fail it"
-configure strict -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_STRICT=ON || fail "configure strict"
-echo '{"op_type": "Add", "inputs": [' > consumer/op_stats/Bad_1.json
-if cmake --build strict >strict.log 2>&1; then fail "the outer build passed with a bad file under STRICT"; fi
-grep -q "skb-generate: error: .*Bad_1.json: /: expected valid JSON" strict.log || fail "error not shown: $(tail -5 strict.log)"
-rm consumer/op_stats/Bad_1.json
+  step "$gen: errors of the generator reach the outer build and fail it"
+  configure "$b-strict" -DCMAKE_PREFIX_PATH="$PWD/prefix" -DSKB_CONSUMER_STRICT=ON || fail "configure strict"
+  echo '{"op_type": "Add", "inputs": [' > "$src/op_stats/Bad_1.json"
+  if cmake --build "$b-strict" >"$b-strict.log" 2>&1; then fail "the outer build passed with a bad file under STRICT"; fi
+  grep -q "skb-generate: error: .*Bad_1.json: /: expected valid JSON" "$b-strict.log" ||
+    fail "error not shown: $(tail -5 "$b-strict.log")"
+  unset GENERATOR SRC
+}
+
+consumer_cycle Ninja
+grep -q -- "-j 2" ninja/build.ninja || fail "the inner build is not bounded by JOBS"
+grep -q "pool = console" ninja/build.ninja || fail "the inner build is not in the console pool"
+consumer_cycle "Unix Makefiles"
+consumer_cycle "Ninja Multi-Config"
 
 step "find_package works from skb's build tree, and checks the version"
 configure tree -Dskb_DIR="$SKB_BUILD" || fail "configure against the build tree: $(tail -5 tree.configure.log)"
