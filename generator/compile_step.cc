@@ -85,15 +85,22 @@ void write_log(const CompileStep& s, bool ok, const std::string& text) {
   }
 }
 
-// Compiles (then links, when the command has a link step) into tmp, the sidecar into side_tmp;
-// returns the exit code.
-int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
+// What the compiler (and the linker) did: the exit code and their words.
+struct CompilerRun {
+  int exit_code = 0;
+  std::string output;
+};
+
+// Compiles (then links, when the command has a link step) into tmp, the sidecar into side_tmp.
+// The object between the two is a temp file of its own, named apart from every kernel file and
+// temp file whatever the toolchain's suffix (a `.o` kernel's own temp file is `<name>.o.tmp.<pid>`).
+CompilerRun compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
   std::vector<std::string> compile = with_defines(s), link;
   if (auto at = std::find(compile.begin(), compile.end(), kLinkSeparator); at != compile.end()) {
     link.assign(at + 1, compile.end());
     compile.erase(at, compile.end());
   }
-  fs::path obj = s.dir / fmt::format("{}.o.tmp.{}", s.name, ::getpid());
+  fs::path obj = s.dir / fmt::format("{}.tmp.{}.link-input.o", s.name, ::getpid());
   for (auto* words : {&compile, &link}) {
     replace_all(*words, kOutPlaceholder, tmp.string());
     replace_all(*words, kObjPlaceholder, obj.string());
@@ -101,16 +108,16 @@ int compile_into(const CompileStep& s, const fs::path& tmp, const fs::path& side
   }
   // The compiler's words go to the build's output (ninja shows them) and to the kernel's log.
   common::ProcessResult r = common::run_process(compile, common::Output::kCapture);
-  std::string log = std::move(r.output);
-  if (r.exit_code == 0 && !link.empty()) {
+  CompilerRun run{r.exit_code, std::move(r.output)};
+  if (run.exit_code == 0 && !link.empty()) {
     r = common::run_process(link, common::Output::kCapture);
-    log += r.output;
+    run.exit_code = r.exit_code;
+    run.output += r.output;
   }
-  std::fwrite(log.data(), 1, log.size(), stderr);
+  std::fwrite(run.output.data(), 1, run.output.size(), stderr);
   std::error_code ec;
   fs::remove(obj, ec);
-  write_log(s, r.exit_code == 0, log);
-  return r.exit_code;
+  return run;
 }
 
 // The compiler's sidecar, validated: the fields the index takes from it, recorded in the build
@@ -158,12 +165,10 @@ std::string entry_mismatch(const CompileStep& s, const store::EntryFiles& f) {
 
 namespace {
 
-// Compiles the kernel into tmp (and its sidecar into side_tmp); its build result, or the
-// compiler's exit code when it failed.
-std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
+// The build result of what the compiler wrote into tmp and side_tmp. Throws Error when the kernel
+// or its sidecar is missing or the sidecar is not one the index can take.
+Json check_output(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
   std::error_code ec;
-  int exit_code = compile_into(s, tmp, side_tmp);
-  if (exit_code != 0) return exit_code;
   if (!fs::is_regular_file(tmp, ec) || fs::file_size(tmp, ec) == 0)
     throw common::Error(fmt::format("{}: the compiler exited 0 but wrote no output", s.name));
   Json result = build_result(s, common::sha256_file(tmp), fs::file_size(tmp));
@@ -173,6 +178,25 @@ std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const
     record_sidecar(s, common::read_file(side_tmp, 16 << 20), result);
   }
   return result;
+}
+
+// Compiles the kernel into tmp (and its sidecar into side_tmp); its build result, or the
+// compiler's exit code when it failed. The kernel's log says success only of a kernel that is
+// kept: a compiler that exits 0 without a usable output gets the error log, with the reason.
+std::variant<Json, int> compile(const CompileStep& s, const fs::path& tmp, const fs::path& side_tmp) {
+  CompilerRun run = compile_into(s, tmp, side_tmp);
+  if (run.exit_code != 0) {
+    write_log(s, false, run.output);
+    return run.exit_code;
+  }
+  try {
+    Json result = check_output(s, tmp, side_tmp);
+    write_log(s, true, run.output);
+    return result;
+  } catch (const common::Error& e) {
+    write_log(s, false, run.output + "skb: " + e.what() + "\n");
+    throw;
+  }
 }
 
 // What named the kernel, for `skb explain` of a store entry: its signature and the factors of the

@@ -92,8 +92,8 @@ ProfileSpec parse_profile_spec(const Json& doc) {
   }
   p.template_dir = root.at("template_dir").string(4096);
   p.suffix = root.at("suffix").string(16);
-  if (p.suffix.size() < 2 || p.suffix[0] != '.' || !is_identifier(p.suffix.substr(1)))
-    throw FieldError("/suffix", "expected a file suffix such as \".so\"");
+  if (!p.suffix.empty() && (p.suffix.size() < 2 || p.suffix[0] != '.' || !is_identifier(p.suffix.substr(1))))
+    throw FieldError("/suffix", "expected a file suffix such as \".so\" or \".o\", or \"\" for none");
   p.entry = root.at("entry").string(128);
   if (!is_identifier(p.entry)) throw FieldError("/entry", "expected a C symbol name");
   if (root.has("dynamic_entry")) {

@@ -63,6 +63,47 @@ PY
 out=$("$SKB_BIN/skb-replay" --install-path "$PWD/side_lib" "$examples/aclnn_static_shape_kernel_outputs")
 echo "$out" | grep -q ", 0 differed$" || fail "outputs differ from the reference: $out"
 
+step "kernels of any suffix: a compiler that writes <name>.o and its JSON (no link step), through op_compiler as torchair runs it"
+python3 - "$templates" "$PWD/sidecc" > cann_like.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1] + "/toolchains/host.json"))
+p.update(name="cann_like", compiler=sys.argv[2], template_dir=sys.argv[1] + "/kernels/host", sidecar=True, core_type=1,
+         identify=["c++", "--version"], suffix=".o",
+         command=["{compiler}", "{sidecar}"] + ["{out}" if w == "{obj}" else w for w in p["command"][1:]])
+del p["link"]
+print(json.dumps(p, indent=1))
+PY
+result=$PWD/aclnn_static_shape_kernel_outputs/ts20261123101500123456_pid4242_outputs
+mkdir -p "$result/4242_opcompile_selected"
+cp "$examples"/aclnn_static_shape_kernel_outputs/*_pid1000_outputs/1000_opcompile/*.json "$result/4242_opcompile_selected/"
+out=$(SKB_TOOLCHAIN=$PWD/cann_like.json PATH=$SKB_BIN/../libexec/skb/compat:$PATH \
+  op_compiler -p "$result/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$result" -l error -f true 2>cann.err) ||
+  fail "op_compiler with .o kernels: $(tail -5 cann.err)"
+[[ $out =~ ^generate\ run\ package\ (static_kernel_[0-9]{14}_[0-9a-f]{8}\.run)\ success$ ]] || fail "stdout: $out"
+run=$result/${BASH_REMATCH[1]}
+expect_eq "$(find "$result" -name '*_compile_error.log' | wc -l)" 0 "error logs"
+succ=$(find "$result" -name '*_compile_succ.log' | wc -l)
+[ "$succ" -gt 0 ] || fail "no success log"
+sh "$run" --quiet --install-path="$PWD/cann_lib"
+expect_eq "$(check_library cann_lib)" "$succ" "kernels installed, one per success log"
+python3 - "$(lib_root cann_lib)" <<'PY' || fail "the installed .o kernels are not as opbase reads them"
+import json, os, sys
+root = sys.argv[1]
+index = json.load(open(os.path.join(root, "config", "ascend910b", "binary_info_config.json")))
+n = 0
+for op, e in index.items():
+    for k in e["staticList"]:
+        assert k["binPath"].endswith(".o"), k  # the composite engine skips a binPath without ".o"
+        kernel = os.path.join(root, k["binPath"])
+        assert open(kernel, "rb").read(4) == b"\x7fELF", kernel
+        bin_path = k["binPath"]  # opbase's JSON of it: the path up to its first ".o", then "json"
+        side = json.load(open(os.path.join(root, bin_path[: bin_path.index(".o") + 1] + "json")))
+        assert side["blockDim"] == 24 and side["kernelName"] == k["binDesc"]["kernelName"], side
+        n += 1
+assert n > 0
+print("    %d .o kernels, each with its JSON where opbase reads it" % n)
+PY
+
 step "a sidecar that is not valid fails that kernel's compile, naming the field, and leaves nothing of it"
 sed -i 's/"blockDim": 24/"blockDim": -3/' sidecc
 skb-generate -p "$examples/aclnn_static_shape_kernel_outputs" -o bad_side --toolchain "$PWD/side.json" --no-package -q

@@ -33,6 +33,53 @@ TEST(CompileStep, PublishesBinaryThenRecord) {
   for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
 }
 
+// The log a compile step left for its kernel: "ok", "error" or "none".
+std::string kernel_log(const CompileStep& s) {
+  fs::path logs = s.dir.parent_path() / kLogDir;
+  bool ok = fs::exists(logs / (s.name + kLogSuffix)), error = fs::exists(logs / (s.name + kErrorLogSuffix));
+  return ok && !error ? "ok" : error && !ok ? "error" : !ok && !error ? "none" : "both";
+}
+
+TEST(CompileStep, AnySuffixIsKeptWithOrWithoutALinkStep) {
+  for (std::string suffix : {".o", ".bin", "", ".so", ".cubin"}) {
+    for (bool link : {false, true}) {
+      SCOPED_TRACE("suffix '" + suffix + "'" + (link ? " with a link step" : ""));
+      fs::path dir = test::scratch_dir() / "kernel_meta";
+      fs::create_directories(dir);
+      CompileStep s = link ? step_in(dir, {"sh", "-c", "printf object > \"$0\"", "@OBJ@", "@LINK@", "sh", "-c",
+                                           "cat \"$0\" > \"$1\"; printf ' linked' >> \"$1\"", "@OBJ@", "@OUT@"})
+                           : step_in(dir, {"sh", "-c", "printf object > \"$0\"", "@OUT@"});
+      s.suffix = suffix;
+      ASSERT_EQ(run_step(s), 0);
+      EXPECT_EQ(common::read_file(dir / (s.name + suffix)), link ? "object linked" : "object");
+      auto record = common::parse_json(common::read_file(dir / (s.name + ".json")));
+      EXPECT_EQ(record["binFileName"], s.name + suffix);
+      EXPECT_TRUE(keep_if_complete(dir, s.name, suffix));
+      EXPECT_EQ(kernel_log(s), "ok");
+      for (const auto& e : fs::directory_iterator(dir)) EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos);
+    }
+  }
+}
+
+TEST(CompileStep, ACompilerThatExitsZeroWithoutOutputFailsWithTheErrorLog) {
+  fs::path dir = test::scratch_dir() / "kernel_meta";
+  fs::create_directories(dir);
+  CompileStep s = step_in(dir, {"sh", "-c", "echo compiled; exit 0", "@OUT@"});
+  s.suffix = ".o";
+  try {
+    run_step(s);
+    FAIL() << "a compile without output succeeded";
+  } catch (const common::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wrote no output"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(kernel_log(s), "error");
+  std::string log = common::read_file(dir.parent_path() / kLogDir / (s.name + kErrorLogSuffix));
+  EXPECT_NE(log.find("compiled"), std::string::npos) << log;
+  EXPECT_NE(log.find("wrote no output"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(dir / (s.name + ".json")));
+  EXPECT_FALSE(fs::exists(dir / (s.name + ".o")));
+}
+
 TEST(CompileStep, FailedCompileLeavesNothingAndRemovesOldRecord) {
   fs::path dir = test::scratch_dir();
   CompileStep ok = step_in(dir, {"sh", "-c", "printf v1 > \"$0\"", "@OUT@"});

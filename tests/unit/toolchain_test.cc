@@ -49,10 +49,23 @@ TEST(Toolchain, HostProfileLoads) {
 
 TEST(Toolchain, UserProfileOutsideTheTreeLoads) { EXPECT_EQ(load_error(minimal_profile()), ""); }
 
+TEST(Toolchain, AnyKernelSuffixOrNoneLoads) {
+  for (const char* suffix : {".so", ".o", ".bin", ".cubin", ""}) {
+    Json p = minimal_profile();
+    p["suffix"] = suffix;
+    EXPECT_EQ(load_error(p), "") << suffix;
+  }
+  for (const char* suffix : {".", "./x", "/../x", "o"}) {
+    Json p = minimal_profile();
+    p["suffix"] = suffix;
+    EXPECT_NE(load_error(p), "") << suffix;
+  }
+}
+
 TEST(Toolchain, BadFieldsAreNamed) {
   Json p = minimal_profile();
   p["suffix"] = "so";
-  EXPECT_EQ(load_error(p), "/suffix: expected a file suffix such as \".so\"");
+  EXPECT_EQ(load_error(p), "/suffix: expected a file suffix such as \".so\" or \".o\", or \"\" for none");
   p = minimal_profile();
   p["compiler"] = "no-such-compiler-xyz";
   EXPECT_EQ(load_error(p), "/compiler: expected a compiler on PATH, \"no-such-compiler-xyz\" was not found");
@@ -98,7 +111,8 @@ TEST(Toolchain, AValueDependentInputWithoutValuesIsUnsupported) {
 TEST(Toolchain, AnAttributeTheTemplatesDoNotComputeIsUnsupportedWithItsReason) {
   Toolchain tc = load_toolchain("host", SKB_TEST_TEMPLATES, "", {});
   auto mm = [](Json offset_x) {
-    return test::record("MatMulV2", {test::tensor("float", {4, 5}, 0), test::tensor("float", {5, 3}, 1), nullptr, nullptr},
+    return test::record("MatMulV2",
+                        {test::tensor("float", {4, 5}, 0), test::tensor("float", {5, 3}, 1), nullptr, nullptr},
                         {test::tensor("float", {4, 3}, 0)},
                         {test::attr("transpose_x1", 0, "bool", false), test::attr("offset_x", 1, "int", offset_x)});
   };
