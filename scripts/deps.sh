@@ -7,9 +7,10 @@ SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with; libcurl and hiredis are the kernel store's HTTP and redis clients)
 # What the test suite adds: the real scale-out engines and kernel stores it runs on loopback
-# (nginx-light has the WebDAV module), clang++ for a toolchain profile of the user's own, and
-# numpy, the oracle kernels are checked against (for Debian's /usr/bin/python3).
-SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang python3-numpy"
+# (nginx-light has the WebDAV module), clang++ for a toolchain profile of the user's own,
+# numpy, the oracle kernels are checked against (for Debian's /usr/bin/python3), and dpkg-dev, with
+# which cpack finds the shared libraries skb's own .deb depends on.
+SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang python3-numpy dpkg-dev"
 
 skb_install_deps() {  # [extra packages]
   local missing=""
@@ -28,12 +29,19 @@ skb_install_deps() {  # [extra packages]
   fi
 }
 
-# Configures (once) and builds into $SKB_BUILD (default: build/).
-skb_build() {
-  local build="${SKB_BUILD:-$SKB_TOP/build}"
+# Configures (once) and builds the given targets (default: all) into $SKB_BUILD (default: build/).
+# With SKB_CCACHE=1 and ccache installed, every compile goes through ccache, set so that another
+# clone of the tree (another folder) and the precompiled headers hit the same entries.
+skb_build() {  # [targets]
+  local build="${SKB_BUILD:-$SKB_TOP/build}" launcher=""
+  if [ "${SKB_CCACHE:-0}" = 1 ] && command -v ccache >/dev/null; then
+    local ccache="env;CCACHE_BASEDIR=$SKB_TOP;CCACHE_NOHASHDIR=1"
+    ccache="$ccache;CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;ccache"
+    launcher="-DCMAKE_C_COMPILER_LAUNCHER=$ccache -DCMAKE_CXX_COMPILER_LAUNCHER=$ccache"
+  fi
   if [ ! -f "$build/build.ninja" ]; then
     cmake -S "$SKB_TOP" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${SKB_BUILD_TYPE:-RelWithDebInfo}" \
-      ${SKB_CMAKE_ARGS:-} >/dev/null
+      $launcher ${SKB_CMAKE_ARGS:-} >/dev/null
   fi
-  cmake --build "$build"
+  cmake --build "$build" ${1:+--target "$@"}
 }

@@ -14,6 +14,9 @@ source "$SKB_TOP/scripts/deps.sh"
 quick=0
 if [ "${1:-}" = --quick ]; then quick=1; shift; fi
 skb_install_deps $SKB_TEST_PACKAGES
+# Compiles go through ccache (installed with the test packages): a rebuild, or another clone's
+# build, compiles only what changed.
+export SKB_CCACHE=${SKB_CCACHE:-1}
 # One kernel store for the whole run: suites that do not count compiles (tests/e2e/lib.sh: ci_store)
 # share their kernels, across suites and passes, as a team's builders do.
 export SKB_TEST_STORE=${SKB_TEST_STORE:-$SKB_TOP/build/test-store/kernels}
