@@ -127,10 +127,12 @@ void record_sidecar(const CompileStep& s, const std::string& text, Json& result)
   try {
     sc = parse_sidecar(common::parse_json(text));
   } catch (const common::FieldError& e) {
-    throw common::Error(fmt::format("{}: the compiler's sidecar: {}", s.name, e.describe()));
+    throw common::Error(
+        fmt::format("{}: the compiler's sidecar ({}{}): {}", s.name, s.name, kSidecarSuffix, e.describe()));
   }
   result["kernelName"] = sc.kernel_name;
   result["binDesc"] = {{"blockDim", sc.block_dim}, {"kernelName", sc.kernel_name}, {"workspace", sc.workspace}};
+  if (sc.core_type) result["coreType"] = *sc.core_type;
   result["sidecar"] = {{"file", s.name + kSidecarSuffix}, {"sha256", common::sha256_hex(text)}, {"size", text.size()}};
 }
 

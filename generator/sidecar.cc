@@ -19,18 +19,37 @@ std::vector<std::int64_t> workspace_sizes(const Field& f) {
   return out;
 }
 
+struct NamedCoreType {
+  const char* name;
+  int index_value;
+};
+constexpr NamedCoreType kCoreTypes[] = {{"MIX", 0},        {"AiCore", 1},          {"VectorCore", 2},
+                                        {"MIX_AICORE", 3}, {"MIX_VECTOR_CORE", 4}, {"MIX_AIC", 0}};
+
 }  // namespace
+
+std::optional<int> opbase_core_type(const std::string& name) {
+  for (const auto& c : kCoreTypes)
+    if (name == c.name) return c.index_value;
+  return std::nullopt;
+}
 
 Sidecar parse_sidecar(const common::Json& doc) {
   Field root(doc, "");
   root.expect_object();
   Sidecar s;
-  Field block_dim =
-      root.has("blockDim") || !root.has("runInfo") ? root.at("blockDim") : root.at("runInfo").at("blockDim");
+  Field block_dim = root.has("runInfo") ? root.at("runInfo").at("block_dim") : root.at("blockDim");
   s.block_dim = static_cast<std::uint32_t>(block_dim.integer(0, kMaxBlockDim));
   s.kernel_name = root.at("kernelName").string(256);
   if (!opmodel::is_identifier(s.kernel_name)) throw FieldError("/kernelName", "expected a C symbol name");
   if (root.has("workspace")) s.workspace = workspace_sizes(root.at("workspace"));
+  if (root.has("coreType")) {
+    s.core_type = opbase_core_type(root.at("coreType").string(32));
+    if (!s.core_type)
+      throw FieldError("/coreType",
+                       "expected a kernel type opbase knows: MIX, AiCore, VectorCore, MIX_AICORE, "
+                       "MIX_VECTOR_CORE or MIX_AIC");
+  }
   return s;
 }
 

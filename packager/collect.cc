@@ -38,10 +38,27 @@ Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64
 
 // A static kernel's key in opbase's form, from the signature in its .info; empty for a dynamic
 // kernel and for a record the form cannot say (opbase then does not list the kernel).
-std::string simplified_key(const fs::path& info, const std::string& signature, const std::string& variant) {
+// What opbase's index says of a static kernel's call: its simplified key (empty when opbase's
+// form cannot say it) and the flat positions of its value-depend inputs.
+struct OpbaseFacts {
+  std::string simplified_key;
+  std::vector<std::int64_t> value_depend_index;
+};
+
+OpbaseFacts opbase_facts(const fs::path& info, const std::string& signature, const std::string& variant) {
   if (variant != "static") return {};
   try {
-    return opmodel::opbase_simplified_key(opmodel::record_from_signature(common::parse_json(signature))).value_or("");
+    opmodel::OpRecord r = opmodel::record_from_signature(common::parse_json(signature));
+    OpbaseFacts f{opmodel::opbase_simplified_key(r).value_or(""), {}};
+    std::int64_t position = 0;  // one per tensor, an absent input counting one
+    for (const opmodel::Slot& slot : r.inputs) {
+      if (slot.kind == opmodel::Slot::Kind::kAbsent) ++position;
+      for (const opmodel::Tensor& t : slot.tensors) {
+        if (t.value_depend) f.value_depend_index.push_back(position);
+        ++position;
+      }
+    }
+    return f;
   } catch (const common::FieldError& e) {
     throw Error(fmt::format("{}: {}", info.string(), e.describe()));
   }
@@ -105,7 +122,9 @@ Collected collect_kernels(const fs::path& build_dir) {
     pk.key = common::sha256_hex(signature);
     pk.entry = record.value("kernelName", "skb_kernel");
     pk.bin = dir + name + suffix;
-    pk.simplified_key = simplified_key(info_path, signature, pk.variant);
+    OpbaseFacts facts = opbase_facts(info_path, signature, pk.variant);
+    pk.simplified_key = std::move(facts.simplified_key);
+    pk.value_depend_index = std::move(facts.value_depend_index);
     pk.core_type = core_type;
     pk.block_dim = block_dim;
     // In the package, <name>.json beside the kernel is what opbase reads: the compiler's sidecar
@@ -122,6 +141,7 @@ Collected collect_kernels(const fs::path& build_dir) {
         const Json& desc = record.at("binDesc");
         pk.block_dim = desc.at("blockDim").get<std::uint32_t>();
         pk.workspace = desc.at("workspace").get<std::vector<std::int64_t>>();
+        if (record.contains("coreType")) pk.core_type = record.at("coreType").get<int>();  // the kernel's own kind
       } catch (const Json::exception&) {
         problems.push_back(
             fmt::format("{}: {} has a sidecar but no valid binDesc", name, record_path.filename().string()));

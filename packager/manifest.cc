@@ -81,7 +81,8 @@ std::string manifest_json(const Manifest& m) {
                        {"simplified_key", k.simplified_key},
                        {"core_type", k.core_type},
                        {"block_dim", k.block_dim},
-                       {"workspace", k.workspace}});
+                       {"workspace", k.workspace},
+                       {"value_depend_index", k.value_depend_index}});
   Json files = Json::array();
   for (const auto& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
   Json j = {{"format", m.format},
@@ -148,6 +149,14 @@ Manifest parse_manifest(const Json& doc) {
       Field ws = k.at("workspace");
       for (std::size_t w = 0, n = ws.array_size(64); w < n; ++w)
         pk.workspace.push_back(ws.at(w).integer(-1, std::int64_t{1} << 40));
+    }
+    if (k.has("value_depend_index")) {
+      Field vd = k.at("value_depend_index");
+      for (std::size_t v = 0, n = vd.array_size(64); v < n; ++v) {
+        pk.value_depend_index.push_back(vd.at(v).integer(0, 1023));
+        if (v > 0 && pk.value_depend_index[v] <= pk.value_depend_index[v - 1])
+          throw FieldError(vd.at(v).pointer(), "expected input positions in increasing order");
+      }
     }
     if (pk.variant != "static" && pk.variant != "dynamic")
       throw FieldError(k.at("variant").pointer(), "expected \"static\" or \"dynamic\"");

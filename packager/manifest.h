@@ -31,6 +31,9 @@ struct PackageKernel {
   int core_type = 0;
   std::uint32_t block_dim = 1;
   std::vector<std::int64_t> workspace;
+  // The flat positions of the call's value-depend inputs: the composite engine keys their data
+  // only for the positions its op entry lists (valueDependIndex).
+  std::vector<std::int64_t> value_depend_index;
 };
 
 /// manifest.json: the first entry of every payload, and kept in each installed package.

@@ -1,6 +1,7 @@
 #include "packager/install/index.h"
 
 #include <algorithm>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -31,6 +32,23 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
   }
   return out;
 }
+
+namespace {
+
+constexpr const char* kValueDependIndex = "valueDependIndex";
+
+// The op entry's valueDependIndex, the union of its kernels' value-depend input positions, in
+// order: the composite engine keys an input's data only at the positions it lists
+// (OpKernel::AppendStaticBin).
+void add_value_depend_index(Json& op, const std::vector<std::int64_t>& positions) {
+  if (positions.empty()) return;
+  std::set<std::int64_t> all(positions.begin(), positions.end());
+  if (op.contains(kValueDependIndex))
+    for (const Json& p : op[kValueDependIndex]) all.insert(p.get<std::int64_t>());
+  op[kValueDependIndex] = std::vector<std::int64_t>(all.begin(), all.end());
+}
+
+}  // namespace
 
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
                                                   const std::vector<std::string>& known_socs) {
@@ -73,6 +91,7 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
               {"simplifiedKeyMode", 0},
               {"staticList", Json::array()},
               {kSkbListField, Json::array()}};
+      add_value_depend_index(op, k->value_depend_index);
       const auto& owners = opbase_owner[soc];
       auto owner = k->simplified_key.empty() ? owners.end() : owners.find(k->simplified_key);
       if (owner != owners.end() && owner->second == key) {

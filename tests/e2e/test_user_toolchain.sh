@@ -27,14 +27,14 @@ echo "$out"
 echo "$out" | grep -q ", 0 differed$" || fail "outputs differ from the reference"
 
 step "a compiler that writes its own JSON of each kernel ({sidecar}): the index takes blockDim, kernelName, workspace from it"
+# A compiler that writes JSON as each kernel's own JSON ({sidecar}, its first argument), then
+# compiles with c++ as the host toolchain does.
+sidecar_compiler() {  # file json
+  printf '#!/bin/sh\nside=$1; shift\nprintf '"'"'%%s\\n'"'"' '"'"'%s'"'"' > "$side"\nexec c++ "$@"\n' "$2" > "$1"
+  chmod +x "$1"
+}
 # As CANN's compiler does: the kernel, and beside it a JSON of blockDim, kernelName, workspace, platformInfo.
-cat > sidecc <<'SH'
-#!/bin/sh
-side=$1; shift
-printf '{"blockDim": 24, "kernelName": "skb_kernel", "workspace": {"num": 1, "size": [32]}, "platformInfo": {"cubeCoreCnt": 24, "vectorCoreCnt": 48}}\n' > "$side"
-exec c++ "$@"
-SH
-chmod +x sidecc
+sidecar_compiler sidecc '{"blockDim": 24, "kernelName": "skb_kernel", "workspace": {"num": 1, "size": [32]}, "platformInfo": {"cubeCoreCnt": 24, "vectorCoreCnt": 48}}'
 python3 - "$templates" "$PWD/sidecc" > side.json <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1] + "/toolchains/host.json"))
@@ -64,7 +64,9 @@ out=$("$SKB_BIN/skb-replay" --install-path "$PWD/side_lib" "$examples/aclnn_stat
 echo "$out" | grep -q ", 0 differed$" || fail "outputs differ from the reference: $out"
 
 step "kernels of any suffix: a compiler that writes <name>.o and its JSON (no link step), through op_compiler as torchair runs it"
-python3 - "$templates" "$PWD/sidecc" > cann_like.json <<'PY'
+# Its JSON says the kernel's kind and, in runInfo, its block dim, as CANN's does for MIX kernels.
+sidecar_compiler cannc '{"kernelName": "skb_kernel", "coreType": "MIX", "blockDim": 2, "runInfo": {"block_dim": 20}, "workspace": {"num": 1, "size": [64]}, "platformInfo": {"cubeCoreCnt": 20, "vectorCoreCnt": 40}}'
+python3 - "$templates" "$PWD/cannc" > cann_like.json <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1] + "/toolchains/host.json"))
 p.update(name="cann_like", compiler=sys.argv[2], template_dir=sys.argv[1] + "/kernels/host", sidecar=True, core_type=1,
@@ -98,11 +100,23 @@ for op, e in index.items():
         assert open(kernel, "rb").read(4) == b"\x7fELF", kernel
         bin_path = k["binPath"]  # opbase's JSON of it: the path up to its first ".o", then "json"
         side = json.load(open(os.path.join(root, bin_path[: bin_path.index(".o") + 1] + "json")))
-        assert side["blockDim"] == 24 and side["kernelName"] == k["binDesc"]["kernelName"], side
+        assert side["runInfo"]["block_dim"] == 20 and side["kernelName"] == k["binDesc"]["kernelName"], side
+        # the index agrees with the kernel's JSON: its kind (MIX is 0) and runInfo's block dim
+        assert k["coreType"] == 0 and k["binDesc"] == {"blockDim": 20, "kernelName": "skb_kernel", "workspace": [64]}, k
         n += 1
 assert n > 0
-print("    %d .o kernels, each with its JSON where opbase reads it" % n)
+# Transpose's perm (input 1) is value-depend: the composite engine keys its data only when the op
+# entry lists it; ops without value-depend inputs list none.
+assert index["Transpose"]["valueDependIndex"] == [1], index["Transpose"].get("valueDependIndex")
+assert "valueDependIndex" not in index["MatMulV2"], index["MatMulV2"]
+print("    %d .o kernels, each with its JSON where opbase reads it, the index agreeing with it" % n)
 PY
+sed -i 's/"coreType": "MIX"/"coreType": "AICORE"/' cannc
+skb-generate -p "$examples/aclnn_static_shape_kernel_outputs" -o bad_kind --toolchain "$PWD/cann_like.json" --no-package -q
+rc=0; ninja -C bad_kind -k 0 > bad_kind.log 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "a kernel whose JSON names a kind opbase does not know was built"
+grep -q "the compiler's sidecar (.*\.sidecar\.json): /coreType: expected a kernel type opbase knows" bad_kind.log ||
+  fail "the error does not name the file and /coreType: $(grep -m3 error bad_kind.log)"
 
 step "a sidecar that is not valid fails that kernel's compile, naming the field, and leaves nothing of it"
 sed -i 's/"blockDim": 24/"blockDim": -3/' sidecc
@@ -116,6 +130,6 @@ grep -q "compiler: line [0-9]*: \"\[the compiler is a script of sha256 [0-9a-f]*
   fail "skb explain does not name the wrapper script: $(head -5 wrapper.explain)"
 rc=0; ninja -C bad_side -k 0 > bad_side.log 2>&1 || rc=$?
 [ "$rc" != 0 ] || fail "a kernel with an invalid sidecar was built"
-grep -q "the compiler's sidecar: /blockDim: expected" bad_side.log || fail "the error does not name /blockDim: $(tail -3 bad_side.log)"
+grep -q "the compiler's sidecar (.*\.sidecar\.json): /blockDim: expected" bad_side.log || fail "the error does not name /blockDim: $(tail -3 bad_side.log)"
 [ -z "$(ls bad_side/kernel_meta | grep -v '\.info$')" ] || fail "files left: $(ls bad_side/kernel_meta | grep -v '\.info$' | head)"
 echo PASS

@@ -84,6 +84,19 @@ TEST(Index, OpbaseReadsOneEntryPerKey) {
   EXPECT_EQ(j["Add"]["skbList"][1]["variant"], "dynamic");
 }
 
+// OpKernel::AppendStaticBin reads the op entry's valueDependIndex; the composite engine keys an
+// input's data only at the positions it lists.
+TEST(Index, OpEntriesListTheirKernelsValueDependInputs) {
+  Manifest a = package("static_kernel_1", {"a", "b"});
+  a.kernels[0].value_depend_index = {1};
+  Manifest b = package("static_kernel_2", {"c"});
+  b.kernels[0].value_depend_index = {1, 2};
+  auto j = Json::parse(merged_indexes({a, b}, {}).at("host"));
+  EXPECT_EQ(j["Add"]["valueDependIndex"], Json({1, 2}));
+  EXPECT_FALSE(Json::parse(merged_indexes({package("static_kernel_3", {"d"})}, {}).at("host"))["Add"].contains(
+      "valueDependIndex"));
+}
+
 TEST(Index, SocWithoutPackagesGetsAnEmptyIndex) {
   auto idx = merged_indexes({}, {"host"});
   EXPECT_EQ(Json::parse(idx.at("host")), Json::object());

@@ -25,6 +25,7 @@ Manifest sample() {
   k.key = kSha;
   k.entry = "skb_kernel";
   k.bin = "host/Add/Add_1.so";
+  k.value_depend_index = {1};
   m.kernels = {k};
   m.installed_size = 30;
   return m;
@@ -43,6 +44,17 @@ TEST(Manifest, RoundTrips) {
   Manifest m = sample();
   std::string text = manifest_json(m);
   EXPECT_EQ(manifest_json(parse_manifest(common::parse_json(text))), text);
+}
+
+TEST(Manifest, ValueDependPositionsAreSmallAndIncreasing) {
+  Json d = Json::parse(manifest_json(sample()));
+  EXPECT_EQ(parse_manifest(d).kernels[0].value_depend_index, (std::vector<std::int64_t>{1}));
+  d["kernels"][0]["value_depend_index"] = {2, 1};
+  EXPECT_EQ(error_of(d), "/kernels/0/value_depend_index/1: expected input positions in increasing order");
+  d["kernels"][0]["value_depend_index"] = {-1};
+  EXPECT_NE(error_of(d).find("/kernels/0/value_depend_index/0"), std::string::npos);
+  d["kernels"][0].erase("value_depend_index");  // a package made before the field: none
+  EXPECT_TRUE(parse_manifest(d).kernels[0].value_depend_index.empty());
 }
 
 TEST(Manifest, PathsThatLeaveThePackageAreRejected) {

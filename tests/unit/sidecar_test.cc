@@ -24,9 +24,29 @@ TEST(Sidecar, TakesBlockDimKernelNameAndWorkspace) {
   EXPECT_EQ(s.block_dim, 24u);
   EXPECT_EQ(s.kernel_name, "MatMul_1e04_kernel");
   EXPECT_EQ(s.workspace, (std::vector<std::int64_t>{32}));
-  EXPECT_EQ(
-      parse_sidecar(Json::parse(R"({"runInfo": {"blockDim": 8}, "kernelName": "k", "workspace": [1, 2]})")).block_dim,
-      8u);
+  EXPECT_FALSE(s.core_type);
+}
+
+// UpdateRunInfoForStaticJson: with a runInfo, the block dim is runInfo.block_dim, whatever the
+// top level says; without, blockDim.
+TEST(Sidecar, BlockDimIsRunInfosBlockDimWhenThereIsARunInfo) {
+  EXPECT_EQ(parse_sidecar(Json::parse(R"({"runInfo": {"block_dim": 8}, "kernelName": "k"})")).block_dim, 8u);
+  EXPECT_EQ(parse_sidecar(Json::parse(R"({"blockDim": 2, "runInfo": {"block_dim": 8}, "kernelName": "k"})")).block_dim,
+            8u);
+  EXPECT_EQ(pointer_of(R"({"runInfo": {"blockDim": 8}, "kernelName": "k"})"), "/runInfo/block_dim");
+  EXPECT_EQ(pointer_of(R"({"runInfo": {"block_dim": 1.5}, "kernelName": "k"})"), "/runInfo/block_dim");
+}
+
+// g_nnopbaseKernelTypeMap onto the individual engine's CoreType enum (indv_types.h).
+TEST(Sidecar, CoreTypeIsTheIndexsIntegerOfOpbasesKernelType) {
+  const std::pair<const char*, int> expected[] = {{"MIX", 0},        {"AiCore", 1},          {"VectorCore", 2},
+                                                  {"MIX_AICORE", 3}, {"MIX_VECTOR_CORE", 4}, {"MIX_AIC", 0}};
+  for (const auto& [name, value] : expected) {
+    Json doc = {{"blockDim", 1}, {"kernelName", "k"}, {"coreType", name}};
+    EXPECT_EQ(parse_sidecar(doc).core_type, value) << name;
+  }
+  EXPECT_EQ(pointer_of(R"({"blockDim": 1, "kernelName": "k", "coreType": "AICORE"})"), "/coreType");
+  EXPECT_EQ(pointer_of(R"({"blockDim": 1, "kernelName": "k", "coreType": 1})"), "/coreType");
 }
 
 TEST(Sidecar, ABadFieldIsNamedByItsPointer) {
