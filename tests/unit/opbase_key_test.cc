@@ -1,6 +1,7 @@
 // opbase's simplified key: the published example keys made again from records, and every key
 // of the example dump and the fuzz corpus decoded by opbase's converter rules into exactly the
 // bytes opbase's run-time generator builds for the same call.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -85,11 +86,17 @@ void copy8(Bytes& b, const void* data, std::size_t size) {  // NnopbaseExecutor8
 Bytes element_memory(const Json& v, const std::string& dtype) {
   auto as = [](auto x) { return Bytes(reinterpret_cast<const char*>(&x), sizeof x); };
   if (dtype == "float") return as(v.get<float>());
+  if (dtype == "double") return as(v.get<double>());
   if (dtype == "float16") return as(skb_k::from_float<skb_k::f16>(v.get<float>()).bits);
-  if (dtype == "int32") return as(v.get<std::int32_t>());
+  if (dtype == "bfloat16") return as(skb_k::from_float<skb_k::bf16>(v.get<float>()).bits);
   if (dtype == "int64") return as(v.get<std::int64_t>());
-  if (dtype == "int8") return as(v.get<std::int8_t>());
-  if (dtype == "uint8") return as(v.get<std::uint8_t>());
+  if (dtype == "int32") return as(static_cast<std::int32_t>(v.get<std::int64_t>()));
+  if (dtype == "int16") return as(static_cast<std::int16_t>(v.get<std::int64_t>()));
+  if (dtype == "int8") return as(static_cast<std::int8_t>(v.get<std::int64_t>()));
+  if (dtype == "uint64") return as(v.get<std::uint64_t>());
+  if (dtype == "uint32") return as(static_cast<std::uint32_t>(v.get<std::int64_t>()));
+  if (dtype == "uint16") return as(static_cast<std::uint16_t>(v.get<std::int64_t>()));
+  if (dtype == "uint8") return as(static_cast<std::uint8_t>(v.get<std::int64_t>()));
   if (dtype == "bool") return as(static_cast<std::uint8_t>(v.get<double>() != 0));
   ADD_FAILURE() << "no memory form for dtype " << dtype;
   return {};
@@ -226,6 +233,44 @@ TEST(OpbaseKey, NegativeNumbersAndLongStringsKeepTheirBytes) {
   std::string key = opbase_simplified_key(parse(r)).value();
   EXPECT_EQ(key, "Op/d=0,p=0/3,2,(2),[ffffffff,2]/3,2,(2)/fffffffffffffffe/71706f6e6d6c6b6a696867666564636261");
   EXPECT_EQ(convert(key), generate(parse(r), 0));
+}
+
+// NnopbaseCollectorGenStaticKey copies each element of a value-depend input with
+// NnopbaseExecutor8ByteCopy(TypeSize(dtype), ...): its own bytes, zero-extended to one 8-byte
+// word, never sign-extended. Transpose's perm and Tile's multiples, in a dtype of every width.
+TEST(OpbaseKey, ValueDependDataOfEveryDtypeWidthIsOneZeroExtendedWordPerElement) {
+  struct Case {
+    const char* dtype;
+    Json values;
+    const char* words;  // what the key says of the data
+  };
+  const Case cases[] = {
+      {"int8", {0, -1, 2}, "0,ff,2"},
+      {"uint8", {0, 255, 2}, "0,ff,2"},
+      {"bool", {1, 0, 1}, "1,0,1"},
+      {"int16", {0, -2, 300}, "0,fffe,12c"},
+      {"uint16", {0, 65535, 1}, "0,ffff,1"},
+      {"float16", {1.0, -2.0, 0.5}, "3c00,c000,3800"},
+      {"bfloat16", {1.0, -2.0, 0.5}, "3f80,c000,3f00"},
+      {"int32", {0, -1, 2}, "0,ffffffff,2"},
+      {"uint32", {0, 4294967295u, 2}, "0,ffffffff,2"},
+      {"float", {1.0, -2.0, 0.5}, "3f800000,c0000000,3f000000"},
+      {"int64", {0, -1, 2}, "0,ffffffffffffffff,2"},
+      {"uint64", {0, 18446744073709551615u, 2}, "0,ffffffffffffffff,2"},
+      {"double", {1.0, -2.0, 0.5}, "3ff0000000000000,c000000000000000,3fe0000000000000"},
+  };
+  for (const char* op : {"Transpose", "Tile"}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(op) + " " + c.dtype);
+      Json data = test::value_tensor(c.dtype, {0, 0, 0}, 1);
+      data["const_data"] = c.values;
+      Json r = test::record(op, {test::tensor("float16", {2, 3, 4}), data}, {test::tensor("float16", {2, 3, 4})});
+      auto key = opbase_simplified_key(parse(r));
+      ASSERT_TRUE(key.has_value());
+      EXPECT_NE(key->find(fmt::format("(3),[{}]", c.words)), std::string::npos) << *key;
+      EXPECT_EQ(convert(*key), generate(parse(r), 1)) << *key;
+    }
+  }
 }
 
 // A call on a strided view: every tensor's strides and offset, dense ones for the others.
