@@ -28,8 +28,8 @@ if(SKB_FUZZ)
   target_compile_options(skb_settings INTERFACE -fsanitize=fuzzer-no-link)
 endif()
 
-# Precompiled headers: one target of a build precompiles the headers most units include, and the
-# targets of the given folders (those without the property SKB_NO_PCH) and the given targets reuse it.
+option(SKB_PCH "Precompile the headers most units include, once per build" ON)
+
 # A target that precompiles a header: clang's carries no timestamp, so that ccache can cache it
 # and the units that use it.
 function(skb_pch_producer target)
@@ -37,7 +37,9 @@ function(skb_pch_producer target)
     target_compile_options(${target} PRIVATE "SHELL:-Xclang -fno-pch-timestamp")
   endif()
 endfunction()
-option(SKB_PCH "Precompile the headers most units include, once per build" ON)
+
+# Precompiled headers: one target of a build precompiles the headers most units include, and the
+# targets of the given folders (those without the property SKB_NO_PCH) and the given targets reuse it.
 function(skb_reuse_pch pch)
   if(NOT SKB_PCH)
     return()

@@ -53,6 +53,7 @@ Examples:
   SKB_CACHE_DIR=/mnt/persistent/skb skb cache config
   skb cache evict --older-than 30d
 )";
+
 namespace fs = std::filesystem;
 using common::Error;
 using common::Json;

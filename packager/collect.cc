@@ -36,10 +36,9 @@ constexpr const char* kSidecarSuffix = ".sidecar.json";
 
 Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
-// A static kernel's key in opbase's form, from the signature in its .info; empty for a dynamic
-// kernel and for a record the form cannot say (opbase then does not list the kernel).
 // What opbase's index says of a static kernel's call: its simplified key (empty when opbase's
-// form cannot say it) and the flat positions of its value-depend inputs.
+// form cannot say it: opbase then does not list the kernel) and the flat positions of its
+// value-depend inputs, both from the signature in its .info; nothing for a dynamic kernel.
 struct OpbaseFacts {
   std::string simplified_key;
   std::vector<std::int64_t> value_depend_index;

@@ -33,23 +33,6 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
   return out;
 }
 
-namespace {
-
-constexpr const char* kValueDependIndex = "valueDependIndex";
-
-// The op entry's valueDependIndex, the union of its kernels' value-depend input positions, in
-// order: the composite engine keys an input's data only at the positions it lists
-// (OpKernel::AppendStaticBin).
-void add_value_depend_index(Json& op, const std::vector<std::int64_t>& positions) {
-  if (positions.empty()) return;
-  std::set<std::int64_t> all(positions.begin(), positions.end());
-  if (op.contains(kValueDependIndex))
-    for (const Json& p : op[kValueDependIndex]) all.insert(p.get<std::int64_t>());
-  op[kValueDependIndex] = std::vector<std::int64_t>(all.begin(), all.end());
-}
-
-}  // namespace
-
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
                                                   const std::vector<std::string>& known_socs) {
   // soc → skb key → (package, kernel): later packages overwrite earlier ones.
@@ -73,6 +56,10 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
   std::map<std::string, std::string> out;
   for (const auto& [soc, kernels] : by_soc) {
     Json index = Json::object();
+    // Each op entry's valueDependIndex: the union of its kernels' value-depend input positions, in
+    // order (the composite engine keys an input's data only at the positions it lists:
+    // OpKernel::AppendStaticBin).
+    std::map<std::string, std::set<std::int64_t>> value_depend;
     for (const auto& [key, entry] : kernels) {
       const auto& [m, k] = entry;
       const auto& shas = sha_of[m];
@@ -91,7 +78,7 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
               {"simplifiedKeyMode", 0},
               {"staticList", Json::array()},
               {kSkbListField, Json::array()}};
-      add_value_depend_index(op, k->value_depend_index);
+      value_depend[k->op_type].insert(k->value_depend_index.begin(), k->value_depend_index.end());
       const auto& owners = opbase_owner[soc];
       auto owner = k->simplified_key.empty() ? owners.end() : owners.find(k->simplified_key);
       if (owner != owners.end() && owner->second == key) {
@@ -101,6 +88,9 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
         op[kSkbListField].push_back(std::move(e));
       }
     }
+    for (const auto& [op, positions] : value_depend)
+      if (!positions.empty())
+        index[op]["valueDependIndex"] = std::vector<std::int64_t>(positions.begin(), positions.end());
     out[soc] = index.dump(1) + "\n";
   }
   return out;
