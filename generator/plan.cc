@@ -35,7 +35,6 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
   if (std::string why = opmodel::unsupported_attrs(r); !why.empty()) return why;
   for (const auto* slots : {&r.inputs, &r.outputs}) {
     for (const Slot& s : *slots) {
-      if (s.kind == Slot::Kind::kList) return "a dynamic (list) parameter";
       for (const Tensor& tensor : s.tensors) {
         // Host data such as a permutation: a static kernel is made for its values, so they must
         // have been recorded (const_data "NULL" says they were not).

@@ -1,6 +1,7 @@
 #include "opmodel/opbase_key.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -55,14 +56,21 @@ std::string bytes_hex(std::string_view bytes) {
   return out;
 }
 
-std::optional<std::string> attr_text(const Attr& a) {
+// An attr's group, or "" when the engine skips it (an empty string).
+std::optional<std::string> attr_text(const Attr& a, OpbaseEngine engine) {
   auto scalar = [&](const Json& v, std::string_view kind) -> std::optional<std::string> {
     if (kind == "bool") return fmt::format("{:x}", v.get<bool>() ? 1 : 0);
     if (kind == "int") return fmt::format("{:x}", static_cast<std::uint64_t>(v.get<std::int64_t>()));
     if (kind == "float") return fmt::format("{:x}", float_bits(v.get<double>()));
     return std::nullopt;
   };
-  if (a.kind == "str") return bytes_hex(a.value.get<std::string>());
+  if (a.kind == "str") {
+    std::string s = a.value.get<std::string>();
+    if (s.empty()) return "";
+    // The individual engine copies the string with its terminating NUL (addr.size is strlen + 1).
+    if (engine == OpbaseEngine::kIndividual) s.push_back('\0');
+    return bytes_hex(s);
+  }
   if (a.kind.rfind("list_", 0) != 0) return scalar(a.value, a.kind);
   std::string_view element = std::string_view(a.kind).substr(5);
   std::string out = "[";
@@ -95,7 +103,9 @@ std::string hex_list(const std::vector<std::int64_t>& v) {
   return out;
 }
 
-std::optional<std::string> tensor_text(const Tensor& t, bool with_strides) {
+// A tensor's group; without dtype and format for a list tensor after the first (the individual
+// engine's form).
+std::optional<std::string> tensor_text(const Tensor& t, bool with_strides, bool with_dtype_format) {
   auto dtype = ge_dtype_number(t.dtype);
   auto format = ge_format_number(t.format);
   if (!dtype || !format) return std::nullopt;
@@ -103,7 +113,8 @@ std::optional<std::string> tensor_text(const Tensor& t, bool with_strides) {
   std::uint64_t f = static_cast<std::uint64_t>(*format);
   if (t.sub_format) f |= (static_cast<std::uint64_t>(*t.sub_format) & 0xffff) << 8;
   if (t.c0_format) f |= (static_cast<std::uint64_t>(*t.c0_format) & 0xf) << 24;
-  std::string out = fmt::format("{:x},{:x},({})", *dtype, f, hex_list(t.shape));
+  std::string out = with_dtype_format ? fmt::format("{:x},{:x},({})", *dtype, f, hex_list(t.shape))
+                                      : fmt::format("({})", hex_list(t.shape));
   if (with_strides)
     out += fmt::format(",({}),{:x}", hex_list(t.is_view ? t.stride : dense_strides(t.shape)),
                        static_cast<std::uint64_t>(t.is_view ? t.offset : 0));
@@ -137,30 +148,57 @@ std::optional<int> opbase_impl_mode_index(const std::string& impl_mode) {
   return std::nullopt;
 }
 
-std::optional<std::string> opbase_simplified_key(const OpRecord& r) {
-  auto p = opbase_impl_mode_index(r.impl_mode);
-  if (!p || *p > kMaxImplIndex) return std::nullopt;
-  std::string key = fmt::format("{}/d={},p={}/", r.op_type, r.deterministic == "true" ? 1 : 0, *p);
+std::optional<std::string> opbase_engine_key(const OpRecord& r, OpbaseEngine engine, int impl_index) {
+  if (impl_index < 0 || impl_index > kMaxImplIndex) return std::nullopt;
+  const bool composite = engine == OpbaseEngine::kComposite;
+  std::string key = fmt::format("{}/d={},p={}/", r.op_type, r.deterministic == "true" ? 1 : 0, impl_index);
   const bool strides = any_view(r);
-  for (const auto* slots : {&r.inputs, &r.outputs})
-    for (const auto& s : *slots) {
+  auto slots_text = [&](const std::vector<Slot>& slots) -> bool {
+    std::size_t groups = 0;
+    for (const auto& s : slots) {
       if (s.kind == Slot::Kind::kAbsent) {
         key += "_/";
+        ++groups;
         continue;
       }
-      for (const auto& t : s.tensors) {
-        auto text = tensor_text(t, strides);
-        if (!text) return std::nullopt;
+      for (std::size_t i = 0; i < s.tensors.size(); ++i) {
+        auto text = tensor_text(s.tensors[i], strides, composite || s.kind != Slot::Kind::kList || i == 0);
+        if (!text) return false;
         key += *text + "/";
+        ++groups;
       }
     }
+    // GenerateStaticParam pads the inputs with nullptr up to the op's input count.
+    if (composite && &slots == &r.inputs)
+      for (; groups < slots.size(); ++groups) key += "_/";
+    return true;
+  };
+  if (!slots_text(r.inputs) || !slots_text(r.outputs)) return std::nullopt;
   for (const auto& a : r.attrs) {
-    auto text = attr_text(a);
+    auto text = attr_text(a, engine);
     if (!text) return std::nullopt;
-    key += *text + "/";
+    if (!text->empty()) key += *text + "/";
   }
   key.pop_back();  // the last slash
   return key;
+}
+
+std::vector<int> opbase_impl_indexes(const OpRecord& r, OpbaseEngine engine) {
+  auto p = opbase_impl_mode_index(r.impl_mode);
+  if (!p) return {};
+  if (engine == OpbaseEngine::kComposite && *p == 0) return {2, 1};
+  return {*p};
+}
+
+std::vector<std::string> opbase_simplified_keys(const OpRecord& r) {
+  std::vector<std::string> keys;
+  for (OpbaseEngine engine : {OpbaseEngine::kIndividual, OpbaseEngine::kComposite})
+    for (int p : opbase_impl_indexes(r, engine)) {
+      auto key = opbase_engine_key(r, engine, p);
+      if (!key) return {};  // what one engine cannot say, the other cannot either
+      if (std::find(keys.begin(), keys.end(), *key) == keys.end()) keys.push_back(std::move(*key));
+    }
+  return keys;
 }
 
 }  // namespace skb::opmodel

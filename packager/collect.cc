@@ -36,11 +36,12 @@ constexpr const char* kSidecarSuffix = ".sidecar.json";
 
 Json read_json(const fs::path& p) { return parse_file(p, common::read_file(p, 64 << 20)); }
 
-// What opbase's index says of a static kernel's call: its simplified key (empty when opbase's
-// form cannot say it: opbase then does not list the kernel) and the flat positions of its
-// value-depend inputs, both from the signature in its .info; nothing for a dynamic kernel.
+// What opbase's index says of a static kernel's call: the keys its two engines build for it
+// (none when opbase's form cannot say it: opbase then does not list the kernel) and the flat
+// positions of its value-depend inputs, both from the signature in its .info; nothing for a
+// dynamic kernel.
 struct OpbaseFacts {
-  std::string simplified_key;
+  std::vector<std::string> simplified_keys;
   std::vector<std::int64_t> value_depend_index;
 };
 
@@ -48,7 +49,7 @@ OpbaseFacts opbase_facts(const fs::path& info, const std::string& signature, con
   if (variant != "static") return {};
   try {
     opmodel::OpRecord r = opmodel::record_from_signature(common::parse_json(signature));
-    OpbaseFacts f{opmodel::opbase_simplified_key(r).value_or(""), {}};
+    OpbaseFacts f{opmodel::opbase_simplified_keys(r), {}};
     std::int64_t position = 0;  // one per tensor, an absent input counting one
     for (const opmodel::Slot& slot : r.inputs) {
       if (slot.kind == opmodel::Slot::Kind::kAbsent) ++position;
@@ -122,7 +123,7 @@ Collected collect_kernels(const fs::path& build_dir) {
     pk.entry = record.value("kernelName", "skb_kernel");
     pk.bin = dir + name + suffix;
     OpbaseFacts facts = opbase_facts(info_path, signature, pk.variant);
-    pk.simplified_key = std::move(facts.simplified_key);
+    pk.simplified_keys = std::move(facts.simplified_keys);
     pk.value_depend_index = std::move(facts.value_depend_index);
     pk.core_type = core_type;
     pk.block_dim = block_dim;

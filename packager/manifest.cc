@@ -78,7 +78,7 @@ std::string manifest_json(const Manifest& m) {
                        {"key", k.key},
                        {"entry", k.entry},
                        {"bin", k.bin},
-                       {"simplified_key", k.simplified_key},
+                       {"simplified_keys", k.simplified_keys},
                        {"core_type", k.core_type},
                        {"block_dim", k.block_dim},
                        {"workspace", k.workspace},
@@ -138,10 +138,18 @@ Manifest parse_manifest(const Json& doc) {
     pk.entry = name_field(k.at("entry"));
     pk.bin = path_field(k.at("bin"));
     // Fields opbase reads; packages made before they existed have none.
-    if (k.has("simplified_key")) {
-      pk.simplified_key = k.at("simplified_key").string(1 << 16);
-      if (!is_simplified_key(pk.simplified_key))
-        throw FieldError(k.at("simplified_key").pointer(), "expected a key of [A-Za-z0-9_/=,()[]]");
+    auto key_field = [&](const Field& f) {
+      std::string key = f.string(1 << 16);
+      if (!is_simplified_key(key)) throw FieldError(f.pointer(), "expected a key of [A-Za-z0-9_/=,()[]]");
+      if (std::find(pk.simplified_keys.begin(), pk.simplified_keys.end(), key) != pk.simplified_keys.end())
+        throw FieldError(f.pointer(), "expected each key once");
+      pk.simplified_keys.push_back(std::move(key));
+    };
+    if (k.has("simplified_keys")) {
+      Field keys = k.at("simplified_keys");
+      for (std::size_t n = keys.array_size(kMaxSimplifiedKeys), j = 0; j < n; ++j) key_field(keys.at(j));
+    } else if (k.has("simplified_key") && !k.at("simplified_key").string(1 << 16).empty()) {
+      key_field(k.at("simplified_key"));  // one key, as packages of skb 0.1 say it
     }
     if (k.has("core_type")) pk.core_type = static_cast<int>(k.at("core_type").integer(0, 255));
     if (k.has("block_dim")) pk.block_dim = static_cast<std::uint32_t>(k.at("block_dim").integer(1, 1 << 20));

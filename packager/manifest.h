@@ -24,10 +24,11 @@ struct PackageKernel {
   std::string key;      // SHA-256 of the canonical signature: the lookup key at run time
   std::string entry;    // entry symbol
   std::string bin;      // path of the binary in the package
-  // What opbase reads of it (binary_info_config.json): its key in opbase's string form (empty
-  // when the kernel has none: a dynamic kernel, or a record opbase's form cannot say), the
-  // core type (opbase's CoreType number), block dim and workspace sizes.
-  std::string simplified_key;
+  // What opbase reads of it (binary_info_config.json): its keys in opbase's string form, one
+  // per distinct key opbase's engines build for the call (none for a dynamic kernel, or for a
+  // record opbase's form cannot say), the core type (opbase's CoreType number), block dim and
+  // workspace sizes.
+  std::vector<std::string> simplified_keys;
   int core_type = 0;
   std::uint32_t block_dim = 1;
   std::vector<std::int64_t> workspace;
@@ -50,6 +51,9 @@ struct Manifest {
 };
 
 inline constexpr const char* kManifestName = "manifest.json";
+
+/// The most opbase keys one kernel has: an individual engine key and two composite ones.
+inline constexpr std::size_t kMaxSimplifiedKeys = 8;
 
 std::string manifest_json(const Manifest& m);
 

@@ -15,7 +15,7 @@ struct IndexEntry {
 /// The merged index of one SoC: config/<soc>/binary_info_config.json of an operator library.
 struct Index {
   std::string soc;
-  std::unordered_map<std::string, IndexEntry> by_key;  // simplifiedKey → kernel
+  std::unordered_map<std::string, IndexEntry> by_key;  // skbKey → kernel
 };
 
 /// Parses the text of one binary_info_config.json; binPaths resolve below root. Throws

@@ -39,13 +39,16 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
   using Entry = std::pair<const packager::Manifest*, const packager::PackageKernel*>;
   std::map<std::string, std::map<std::string, Entry>> by_soc;
   // soc → opbase key → skb key of the newest kernel with that key: opbase takes the first entry
-  // it reads for a key, so only that one goes into staticList.
+  // it reads for a key, so only that one goes into staticList. A kernel whose call the two
+  // engines key differently has one entry per key, each with the same binPath: the composite
+  // engine reads simplifiedKey as a string (OpKernel::AppendStaticBin) and adds a binPath it
+  // has already added once (OpKernel::HashAndInsert), so a list there would stop its reading.
   std::map<std::string, std::map<std::string, std::string>> opbase_owner;
   for (const auto& soc : known_socs) by_soc[soc];
   for (const auto& m : oldest_first)
     for (const auto& k : m.kernels) {
       by_soc[m.soc][k.key] = {&m, &k};
-      if (!k.simplified_key.empty()) opbase_owner[m.soc][k.simplified_key] = k.key;
+      for (const auto& sk : k.simplified_keys) opbase_owner[m.soc][sk] = k.key;
     }
   // Each package's file hashes by path, so that finding a kernel's hash is not a scan.
   std::map<const packager::Manifest*, std::unordered_map<std::string_view, std::string_view>> sha_of;
@@ -80,13 +83,16 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
               {kSkbListField, Json::array()}};
       value_depend[k->op_type].insert(k->value_depend_index.begin(), k->value_depend_index.end());
       const auto& owners = opbase_owner[soc];
-      auto owner = k->simplified_key.empty() ? owners.end() : owners.find(k->simplified_key);
-      if (owner != owners.end() && owner->second == key) {
-        e["simplifiedKey"] = k->simplified_key;
-        op["staticList"].push_back(std::move(e));
-      } else {
-        op[kSkbListField].push_back(std::move(e));
+      bool listed = false;
+      for (const auto& sk : k->simplified_keys) {
+        auto owner = owners.find(sk);
+        if (owner == owners.end() || owner->second != key) continue;
+        Json keyed = e;
+        keyed["simplifiedKey"] = sk;
+        op["staticList"].push_back(std::move(keyed));
+        listed = true;
       }
+      if (!listed) op[kSkbListField].push_back(std::move(e));
     }
     for (const auto& [op, positions] : value_depend)
       if (!positions.empty())

@@ -20,7 +20,8 @@ inline constexpr const char* kSkbListField = "skbList";
 
 /// binary_info_config.json of each soc, in opbase's schema (section 4 of its format): every
 /// entry has an integer coreType, binDesc{blockDim, kernelName, workspace}, binPath relative to
-/// ai_core/, and, in staticList, its simplifiedKey; skb's own fields (skbKey, kernelName,
+/// ai_core/, and, in staticList, its simplifiedKey (a kernel whose call opbase's two engines key
+/// differently has one staticList entry per key, with the same binPath); skb's own fields (skbKey, kernelName,
 /// package, sha256, variant) stand beside them. Merged over the packages in install order (oldest
 /// first): for the same kernel key the package installed last wins. Socs that no package
 /// provides any more get an empty index. Keys: soc; values: the file's text.

@@ -94,9 +94,16 @@ for soc in sorted(os.listdir(cfg)) if os.path.isdir(cfg) else []:
     if not os.path.isfile(path): continue
     index = json.load(open(path))
     for op, entry in index.items():
-        kernels = entry["staticList"] + entry.get("skbList", [])
-        keys = [k["skbKey"] for k in kernels]
-        assert len(keys) == len(set(keys)), "%s: a key is listed twice" % op
+        # a kernel whose call opbase's engines key differently has a staticList entry per key
+        kernels, bins = [], {}
+        for k in entry["staticList"] + entry.get("skbList", []):
+            if bins.setdefault(k["skbKey"], k["binPath"]) != k["binPath"]:
+                raise AssertionError("%s: two kernels under one key: %s" % (op, k["skbKey"]))
+            if k["skbKey"] not in [x["skbKey"] for x in kernels]:
+                kernels.append(k)
+        assert all("simplifiedKey" not in k for k in entry.get("skbList", [])), op
+        assert not set(k["skbKey"] for k in entry.get("skbList", [])) & set(k["skbKey"] for k in entry["staticList"]), \
+            "%s: a kernel in both lists" % op
         opbase_keys = [k["simplifiedKey"] for k in entry["staticList"]]
         assert len(opbase_keys) == len(set(opbase_keys)), "%s: an opbase key is listed twice" % op
         for k in entry["staticList"]:  # what opbase needs, or it skips the entry

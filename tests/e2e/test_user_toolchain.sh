@@ -63,61 +63,6 @@ PY
 out=$("$SKB_BIN/skb-replay" --install-path "$PWD/side_lib" "$examples/aclnn_static_shape_kernel_outputs")
 echo "$out" | grep -q ", 0 differed$" || fail "outputs differ from the reference: $out"
 
-step "kernels of any suffix: a compiler that writes <name>.o and its JSON (no link step), through op_compiler as torchair runs it"
-# Its JSON says the kernel's kind and, in runInfo, its block dim, as CANN's does for MIX kernels.
-sidecar_compiler cannc '{"kernelName": "skb_kernel", "coreType": "MIX", "blockDim": 2, "runInfo": {"block_dim": 20}, "workspace": {"num": 1, "size": [64]}, "platformInfo": {"cubeCoreCnt": 20, "vectorCoreCnt": 40}}'
-python3 - "$templates" "$PWD/cannc" > cann_like.json <<'PY'
-import json, sys
-p = json.load(open(sys.argv[1] + "/toolchains/host.json"))
-p.update(name="cann_like", compiler=sys.argv[2], template_dir=sys.argv[1] + "/kernels/host", sidecar=True, core_type=1,
-         identify=["c++", "--version"], suffix=".o",
-         command=["{compiler}", "{sidecar}"] + ["{out}" if w == "{obj}" else w for w in p["command"][1:]])
-del p["link"]
-print(json.dumps(p, indent=1))
-PY
-result=$PWD/aclnn_static_shape_kernel_outputs/ts20261123101500123456_pid4242_outputs
-mkdir -p "$result/4242_opcompile_selected"
-cp "$examples"/aclnn_static_shape_kernel_outputs/*_pid1000_outputs/1000_opcompile/*.json "$result/4242_opcompile_selected/"
-out=$(SKB_TOOLCHAIN=$PWD/cann_like.json PATH=$SKB_BIN/../libexec/skb/compat:$PATH \
-  op_compiler -p "$result/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$result" -l error -f true 2>cann.err) ||
-  fail "op_compiler with .o kernels: $(tail -5 cann.err)"
-[[ $out =~ ^generate\ run\ package\ (static_kernel_[0-9]{14}_[0-9a-f]{8}\.run)\ success$ ]] || fail "stdout: $out"
-run=$result/${BASH_REMATCH[1]}
-expect_eq "$(find "$result" -name '*_compile_error.log' | wc -l)" 0 "error logs"
-succ=$(find "$result" -name '*_compile_succ.log' | wc -l)
-[ "$succ" -gt 0 ] || fail "no success log"
-sh "$run" --quiet --install-path="$PWD/cann_lib"
-expect_eq "$(check_library cann_lib)" "$succ" "kernels installed, one per success log"
-python3 - "$(lib_root cann_lib)" <<'PY' || fail "the installed .o kernels are not as opbase reads them"
-import json, os, sys
-root = sys.argv[1]
-index = json.load(open(os.path.join(root, "config", "ascend910b", "binary_info_config.json")))
-n = 0
-for op, e in index.items():
-    for k in e["staticList"]:
-        assert k["binPath"].endswith(".o"), k  # the composite engine skips a binPath without ".o"
-        kernel = os.path.join(root, k["binPath"])
-        assert open(kernel, "rb").read(4) == b"\x7fELF", kernel
-        bin_path = k["binPath"]  # opbase's JSON of it: the path up to its first ".o", then "json"
-        side = json.load(open(os.path.join(root, bin_path[: bin_path.index(".o") + 1] + "json")))
-        assert side["runInfo"]["block_dim"] == 20 and side["kernelName"] == k["binDesc"]["kernelName"], side
-        # the index agrees with the kernel's JSON: its kind (MIX is 0) and runInfo's block dim
-        assert k["coreType"] == 0 and k["binDesc"] == {"blockDim": 20, "kernelName": "skb_kernel", "workspace": [64]}, k
-        n += 1
-assert n > 0
-# Transpose's perm (input 1) is value-depend: the composite engine keys its data only when the op
-# entry lists it; ops without value-depend inputs list none.
-assert index["Transpose"]["valueDependIndex"] == [1], index["Transpose"].get("valueDependIndex")
-assert "valueDependIndex" not in index["MatMulV2"], index["MatMulV2"]
-print("    %d .o kernels, each with its JSON where opbase reads it, the index agreeing with it" % n)
-PY
-sed -i 's/"coreType": "MIX"/"coreType": "AICORE"/' cannc
-skb-generate -p "$examples/aclnn_static_shape_kernel_outputs" -o bad_kind --toolchain "$PWD/cann_like.json" --no-package -q
-rc=0; ninja -C bad_kind -k 0 > bad_kind.log 2>&1 || rc=$?
-[ "$rc" != 0 ] || fail "a kernel whose JSON names a kind opbase does not know was built"
-grep -q "the compiler's sidecar (.*\.sidecar\.json): /coreType: expected a kernel type opbase knows" bad_kind.log ||
-  fail "the error does not name the file and /coreType: $(grep -m3 error bad_kind.log)"
-
 step "a sidecar that is not valid fails that kernel's compile, naming the field, and leaves nothing of it"
 sed -i 's/"blockDim": 24/"blockDim": -3/' sidecc
 skb-generate -p "$examples/aclnn_static_shape_kernel_outputs" -o bad_side --toolchain "$PWD/side.json" --no-package -q

@@ -23,7 +23,7 @@ Manifest package(const std::string& name, std::vector<std::string> keys) {
     k.key = std::string(64, key[0]);
     k.entry = "skb_kernel";
     k.bin = bin;
-    k.simplified_key = "Add/d=0,p=1/0,2,(" + key + ")";
+    k.simplified_keys = {"Add/d=0,p=1/0,2,(" + key + ")"};
     k.core_type = 1;
     k.block_dim = 24;
     k.workspace = {32};
@@ -71,10 +71,10 @@ TEST(Index, EntriesHaveOpbasesSchema) {
 TEST(Index, OpbaseReadsOneEntryPerKey) {
   Manifest older = package("static_kernel_1", {"a"});
   Manifest newer = package("static_kernel_2", {"b"});
-  newer.kernels[0].simplified_key = older.kernels[0].simplified_key;  // another toolchain, same call
+  newer.kernels[0].simplified_keys = older.kernels[0].simplified_keys;  // another toolchain, same call
   Manifest dynamic = package("static_kernel_3", {"d"});
   dynamic.kernels[0].variant = "dynamic";
-  dynamic.kernels[0].simplified_key.clear();
+  dynamic.kernels[0].simplified_keys.clear();
   auto j = Json::parse(merged_indexes({older, newer, dynamic}, {}).at("host"));
   ASSERT_EQ(j["Add"]["staticList"].size(), 1u);
   EXPECT_EQ(j["Add"]["staticList"][0]["package"], "static_kernel_2");
@@ -82,6 +82,31 @@ TEST(Index, OpbaseReadsOneEntryPerKey) {
   EXPECT_EQ(j["Add"]["skbList"][0]["package"], "static_kernel_1");
   EXPECT_FALSE(j["Add"]["skbList"][0].contains("simplifiedKey"));
   EXPECT_EQ(j["Add"]["skbList"][1]["variant"], "dynamic");
+}
+
+// A call the two engines key differently: one staticList entry per key, each with the kernel's
+// binPath (the composite engine reads simplifiedKey as a string, OpKernel::AppendStaticBin, and
+// skips a binPath it has added, OpKernel::HashAndInsert). A newer kernel that owns one of the
+// keys takes that entry only.
+TEST(Index, AKernelWithSeveralKeysHasAnEntryPerKey) {
+  Manifest older = package("static_kernel_1", {"a"});
+  older.kernels[0].simplified_keys = {"Add/d=0,p=0/0,2,(a)", "Add/d=0,p=2/0,2,(a)", "Add/d=0,p=1/0,2,(a)"};
+  auto j = Json::parse(merged_indexes({older}, {}).at("host"));
+  ASSERT_EQ(j["Add"]["staticList"].size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(j["Add"]["staticList"][i]["simplifiedKey"], older.kernels[0].simplified_keys[i]);
+    EXPECT_EQ(j["Add"]["staticList"][i]["binPath"], "static_kernel_1/host/Add/Add_a.so");
+  }
+  Manifest newer = package("static_kernel_2", {"b"});
+  newer.kernels[0].simplified_keys = {"Add/d=0,p=2/0,2,(a)"};  // made in high precision
+  j = Json::parse(merged_indexes({older, newer}, {}).at("host"));
+  ASSERT_EQ(j["Add"]["staticList"].size(), 3u);
+  std::map<std::string, std::string> package_of;
+  for (const auto& e : j["Add"]["staticList"]) package_of[e["simplifiedKey"]] = e["package"];
+  EXPECT_EQ(package_of, (std::map<std::string, std::string>{{"Add/d=0,p=0/0,2,(a)", "static_kernel_1"},
+                                                            {"Add/d=0,p=1/0,2,(a)", "static_kernel_1"},
+                                                            {"Add/d=0,p=2/0,2,(a)", "static_kernel_2"}}));
+  EXPECT_TRUE(j["Add"]["skbList"].empty());
 }
 
 // OpKernel::AppendStaticBin reads the op entry's valueDependIndex; the composite engine keys an

@@ -57,6 +57,28 @@ TEST(Manifest, ValueDependPositionsAreSmallAndIncreasing) {
   EXPECT_TRUE(parse_manifest(d).kernels[0].value_depend_index.empty());
 }
 
+// A kernel whose call opbase's engines key differently has a key per engine; a package of skb
+// 0.1 says one key as a string.
+TEST(Manifest, OpbaseKeysAreUniqueKeysOfOpbasesForm) {
+  Manifest m = sample();
+  m.kernels[0].simplified_keys = {"Add/d=0,p=0/0,2,(a)", "Add/d=0,p=2/0,2,(a)"};
+  EXPECT_EQ(parse_manifest(common::parse_json(manifest_json(m))).kernels[0].simplified_keys,
+            m.kernels[0].simplified_keys);
+  Json d = Json::parse(manifest_json(m));
+  d["kernels"][0]["simplified_keys"] = {"Add/d=0,p=0/0,2,(a)", "Add/d=0,p=0/0,2,(a)"};
+  EXPECT_EQ(error_of(d), "/kernels/0/simplified_keys/1: expected each key once");
+  d["kernels"][0]["simplified_keys"] = {"Add/d=0,p=0/0,2,(a);rm"};
+  EXPECT_EQ(error_of(d), "/kernels/0/simplified_keys/0: expected a key of [A-Za-z0-9_/=,()[]]");
+  d["kernels"][0]["simplified_keys"] = Json::array();
+  for (int i = 0; i < 9; ++i) d["kernels"][0]["simplified_keys"].push_back("Add/d=0,p=0/" + std::to_string(i));
+  EXPECT_NE(error_of(d).find("/kernels/0/simplified_keys"), std::string::npos);
+  d["kernels"][0].erase("simplified_keys");
+  d["kernels"][0]["simplified_key"] = "Add/d=0,p=1/0,2,(a)";
+  EXPECT_EQ(parse_manifest(d).kernels[0].simplified_keys, std::vector<std::string>{"Add/d=0,p=1/0,2,(a)"});
+  d["kernels"][0]["simplified_key"] = "";  // skb 0.1's "no key"
+  EXPECT_TRUE(parse_manifest(d).kernels[0].simplified_keys.empty());
+}
+
 TEST(Manifest, PathsThatLeaveThePackageAreRejected) {
   for (const char* bad : {"../host/x", "/etc/passwd", "host/../../x", "host//x", "host/./x", "host/x y", "host/x/"}) {
     Json d = Json::parse(manifest_json(sample()));
