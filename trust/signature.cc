@@ -1,25 +1,10 @@
 #include "trust/signature.h"
 
-#include <openssl/evp.h>
-
 #include <fmt/format.h>
 
-#include "trust/openssl_ptr.h"
+#include "trust/ed25519_verify.h"
 
 namespace skb::trust {
-
-namespace {
-
-bool verify(const PublicKey& key, std::string_view message, const std::string& signature) {
-  init_crypto();
-  Pkey k(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.bytes.data(), key.bytes.size()));
-  MdCtx ctx(EVP_MD_CTX_new());
-  return k && ctx && EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, k.get()) == 1 &&
-         EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature.data()), signature.size(),
-                          reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
-}
-
-}  // namespace
 
 std::string signature_line(const SigningKey& key, std::string_view message) {
   return key.name() + ":" + base64_encode(key.sign(message)) + "\n";
@@ -68,7 +53,7 @@ SignatureCheck check_signature(const TrustedKeys& trusted, std::string_view mess
   if (!key)
     c.verdict = Verdict::kUnknownKey;
   else
-    c.verdict = verify(*key, message, bytes) ? Verdict::kTrusted : Verdict::kBadSignature;
+    c.verdict = ed25519_verify(*key, message, bytes) ? Verdict::kTrusted : Verdict::kBadSignature;
   return c;
 }
 
