@@ -1,6 +1,7 @@
 #include "explain/cache_command.h"
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -122,8 +123,14 @@ int stats(const CacheCommand& c) {
   print(fmt::format("local store   {}\nentries       {}\nsize          {} of {} ({:.1f}%)\n", local.dir.string(),
                     u.entries, bytes_text(u.bytes), bytes_text(local.max_size),
                     local.max_size ? 100.0 * u.bytes / local.max_size : 0.0));
+  const std::uint64_t taken = std::min(s.total.taken, s.total.misses);
   print(fmt::format("kernels       {} looked up: {} found ({:.1f}%), {} compiled\n", lookups, s.total.hits,
-                    lookups ? 100.0 * s.total.hits / lookups : 0.0, s.total.misses));
+                    lookups ? 100.0 * s.total.hits / lookups : 0.0, s.total.misses - taken));
+  if (s.total.claims + s.total.waited > 0)
+    print(
+        fmt::format("claims        {} compiled under a claim; {} waited for another builder's ({:.1f} s), {} of "
+                    "them taken from it\n",
+                    s.total.claims, s.total.waited, s.total.wait_ms / 1000.0, taken));
   print("since the last zero, per tier:\n");
   print(tier_line("local", s.local));
   print(tier_line("shared", s.remote));

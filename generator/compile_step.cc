@@ -257,6 +257,14 @@ bool already_built(const CompileStep& s) {
   return keep_if_complete(s.dir, s.name, s.suffix);
 }
 
+// Publishes a kernel from a store entry that was checked against this step.
+void publish_entry(const CompileStep& s, const store::EntryFiles& files) {
+  TempFiles t(s);
+  common::write_atomic(t.bin, files.binary, files.binary_mode, common::Sync::kAtomic);
+  if (files.sidecar) common::write_atomic(t.side, *files.sidecar, 0644, common::Sync::kAtomic);
+  publish_kernel(s, t, files.record);
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
@@ -264,11 +272,22 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   // later run of this step, as ninja asks for it, compiles).
   std::error_code ec;
   if (!s.cache_dir.empty() && fs::remove(fetched_marker(s), ec) && already_built(s)) return 0;
+  auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
+  // Claimed in the store builders share while this one compiles it (released when the step ends,
+  // after the kernel is stored), or another builder's kernel, taken once it is stored.
+  std::unique_ptr<store::Lease> lease;
+  if (store) {
+    auto theirs = store->claim(
+        s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); }, lease);
+    if (theirs) {
+      publish_entry(s, *theirs);
+      return 0;
+    }
+  }
   TempFiles t(s);
   auto outcome = compile(s, t.bin, t.side);
   if (auto* rc = std::get_if<int>(&outcome)) return *rc;
   std::string record = std::get<Json>(outcome).dump(2) + "\n";
-  auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
   store::EntryFiles files;
   if (store) {
     files.record = record;
@@ -293,10 +312,7 @@ void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cac
     if (already_built(s)) continue;
     auto files = store->fetch(s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); });
     if (!files) continue;
-    TempFiles t(s);
-    common::write_atomic(t.bin, files->binary, files->binary_mode, common::Sync::kAtomic);
-    if (files->sidecar) common::write_atomic(t.side, *files->sidecar, 0644, common::Sync::kAtomic);
-    publish_kernel(s, t, files->record);
+    publish_entry(s, *files);
     common::write_atomic(fetched_marker(s), "", 0644, common::Sync::kAtomic);
   }
   store.reset();  // its counts go to the log before the stamp says the lookup is done

@@ -1,7 +1,10 @@
 #include "generator/generate.h"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -55,6 +58,16 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
   }
   for (const auto& p : stale) fs::remove(p, ec);
   for (const Kernel& k : plan.kernels) keep_if_complete(dir, k.name, suffix);
+}
+
+// This builder, for the order of its compile edges (ManifestInputs::builder): SKB_BUILDER, else
+// the host and the user's local store (builders on one machine that share a local store set
+// SKB_BUILDER to tell themselves apart).
+std::string builder_name(const fs::path& local_dir) {
+  if (const char* b = std::getenv("SKB_BUILDER"); b && *b) return b;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + local_dir.string();
 }
 
 // OUT/cache/config.json for the compile steps, when the build has a kernel store (removed when
@@ -251,6 +264,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   std::optional<common::Json> cache_stats = write_cache_config(out, o, local, diag);
   in.cache = cache_stats.has_value();
   in.quiet = o.report_quiet;
+  if (in.cache) in.builder = builder_name(local.dir);
   if (o.lookup_now && in.cache) {
     // A one-shot build (the op_compiler entry's): the store is looked in now, in this process,
     // and only what it lacks gets a compile step.

@@ -1,5 +1,7 @@
 #include "generator/ninja_writer.h"
 
+#include "common/sha256.h"
+
 #include <fmt/format.h>
 #include <map>
 
@@ -114,8 +116,12 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     lookup = fmt::format(" || {}/{}", store::kCacheDir, store::kLookupStamp);
   }
   std::string all;
-  for (const Kernel& k : plan.kernels) {
-    all += fmt::format(" $k/{}.json", k.name);
+  for (const Kernel& k : plan.kernels) all += fmt::format(" $k/{}.json", k.name);
+  std::size_t first = 0;  // the builder's place in the plan
+  if (!in.builder.empty() && !plan.kernels.empty())
+    first = std::stoull(common::sha256_hex(in.builder).substr(0, 12), nullptr, 16) % plan.kernels.size();
+  for (std::size_t i = 0; i < plan.kernels.size(); ++i) {
+    const Kernel& k = plan.kernels[(first + i) % plan.kernels.size()];
     if (in.prebuilt && in.prebuilt->count(k.name)) continue;
     line("build $k/$n{} $k/$n.json: compile ${} | $k/$n.info{}", tc.suffix, templates.at(k.source->source.string()),
          lookup);

@@ -19,6 +19,11 @@ struct ManifestInputs {
   std::vector<std::string> package_args;            // extra arguments of the packaging step
   bool cache = false;                               // the build has a kernel store: a report step
   bool quiet = false;                               // the report step prints errors only
+  /// Who builds, when builders may share a store ("" otherwise): the compile edges are declared
+  /// from a point of the plan this names, so that builders that start together on one plan each
+  /// begin with other kernels (ninja runs ready edges in the order they are declared) and claim
+  /// different ones first, instead of all waiting on the first one's claimant.
+  std::string builder;
   /// Kernels the generation already took from the store (Options::lookup_now): no compile edge,
   /// and no lookup step (the store was looked in).
   std::optional<std::set<std::string>> prebuilt;

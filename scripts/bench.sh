@@ -17,7 +17,10 @@ work="$SKB_BUILD/bench"
 rm -rf "$work"
 mkdir -p "$work"
 files=40000 kernels=10000 packaged=3000 repeat=3 seqs=8 store_seqs=$(seq -s, 2 16) explained=5000
-if [ "${1:-}" = "--quick" ]; then files=5000 kernels=1000 packaged=300 repeat=2 seqs=4 store_seqs=2,3 explained=500; fi
+cluster_seqs=$(seq -s, 2 10)
+if [ "${1:-}" = "--quick" ]; then
+  files=5000 kernels=1000 packaged=300 repeat=2 seqs=4 store_seqs=2,3 explained=500 cluster_seqs=2,3,4
+fi
 bench() {  # name command...
   local name=$1 start=$SECONDS
   shift
@@ -31,6 +34,7 @@ bench generator python3 "$b/bench_generator.py" "$SKB_BUILD" "$work/generator" -
 bench build python3 "$b/bench_build.py" "$SKB_BUILD" "$work/build" --seqs $seqs --repeat $repeat
 bench store python3 "$b/bench_store.py" "$SKB_BUILD" "$work/store" --seqs "$store_seqs" --repeat $repeat
 bench restart python3 "$b/bench_restart.py" "$SKB_BUILD" "$work/restart"
+bench cluster python3 "$b/bench_cluster.py" "$SKB_BUILD" "$work/cluster" --seqs "$cluster_seqs" --repeat $repeat
 bench explain python3 "$b/bench_explain.py" "$SKB_BUILD" "$work/explain" --kernels $explained --repeat $repeat
 bench package python3 "$b/bench_package.py" "$SKB_BUILD" "$work/package" --kernels $packaged --repeat $repeat
 bench kernels "$SKB_BUILD/tests/skb_kernel_bench" --work "$work/kernels" --json "$work/kernels.json" \

@@ -3,6 +3,12 @@
 // entry. With a size cap, every shard (16, by the first hex digit of the key's sha256) keeps
 // its byte count in <shard>/size under an flock of <shard>/lock and evicts its least recently
 // used entries (the mtime, which a hit renews) when it passes a sixteenth of the cap.
+//
+// A claim is <root>/claims/<key>, created with O_EXCL (atomic on a local disk and on NFS v3 and
+// later), holding the claimant's token and its lease; its mtime is when it was taken or last
+// renewed, so it lapses `lease` after that (the builders' clocks must agree to well within a
+// lease). A lapsed claim is taken over by renaming it aside first: of several builders that
+// find it lapsed, one rename succeeds.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -13,7 +19,9 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "common/fs.h"
@@ -90,6 +98,53 @@ class FileStore : public Store {
 
  private:
   fs::path entry_path(const std::string& key) const { return shard_of(root_, key) / (key + kEntrySuffix); }
+  fs::path claim_path(const std::string& key) const { return root_ / "claims" / key; }
+
+  struct ClaimFile {
+    std::string token;  // "" when there is none (or it cannot be read)
+    bool lapsed = false;
+    struct timespec mtime {};
+  };
+
+  static ClaimFile read_claim(const fs::path& path) {
+    ClaimFile c;
+    struct stat st {};
+    std::optional<std::string> text;
+    try {
+      text = common::read_file_if_exists(path, 256);
+    } catch (const std::exception&) {
+      return c;
+    }
+    if (!text || ::stat(path.c_str(), &st) != 0) return c;
+    std::size_t nl = text->find('\n');
+    if (nl == std::string::npos) return c;  // being written: a live claim
+    c.token = text->substr(0, nl);
+    unsigned long lease_ms = 0;
+    std::from_chars(text->data() + nl + 1, text->data() + text->size(), lease_ms);
+    struct timespec now {};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    const double age_ms = (now.tv_sec - st.st_mtim.tv_sec) * 1e3 + (now.tv_nsec - st.st_mtim.tv_nsec) / 1e6;
+    c.lapsed = lease_ms > 0 && age_ms > static_cast<double>(lease_ms);
+    c.mtime = st.st_mtim;
+    return c;
+  }
+
+  // Moves a lapsed claim aside and removes it; false when the claim is live. When another builder
+  // renewed or replaced it between the look and the rename, the live claim is put back.
+  static bool take_over_lapsed(const fs::path& path, const std::string& token) {
+    ClaimFile c = read_claim(path);
+    if (c.token.empty() || !c.lapsed) return false;
+    fs::path aside = path.string() + ".lapsed." + token;
+    if (::rename(path.c_str(), aside.c_str()) != 0) return errno == ENOENT;  // another took it over first
+    ClaimFile moved = read_claim(aside);
+    if (moved.token != c.token || moved.mtime.tv_sec != c.mtime.tv_sec || moved.mtime.tv_nsec != c.mtime.tv_nsec) {
+      (void)::link(aside.c_str(), path.c_str());  // a live claim: back where it was (unless a newer one is there)
+      ::unlink(aside.c_str());
+      return false;
+    }
+    ::unlink(aside.c_str());
+    return true;
+  }
 
   static void write(const fs::path& path, const std::string& value) {
     try {
@@ -140,6 +195,46 @@ class FileStore : public Store {
   }
 
   std::uint64_t evictions() const override { return evictions_; }
+
+  Claim claim(const std::string& key, const std::string& token, unsigned lease_ms) override {
+    if (read_only_) return Claim::kNone;
+    fs::path path = claim_path(key);
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) fail("cannot create", path.parent_path(), ec.value());
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
+      if (f.fd >= 0) {
+        std::string text = fmt::format("{}\n{}\n", token, lease_ms);
+        if (::write(f.fd, text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+          int err = errno;
+          ::unlink(path.c_str());
+          fail("cannot write", path, err);
+        }
+        return Claim::kOurs;
+      }
+      if (errno != EEXIST) fail("cannot create", path, errno);
+      if (!take_over_lapsed(path, token)) return Claim::kTheirs;
+    }
+    return Claim::kTheirs;
+  }
+
+  bool renew(const std::string& key, const std::string& token, unsigned) override {
+    fs::path path = claim_path(key);
+    if (read_claim(path).token != token) return false;
+    return ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0;
+  }
+
+  void release(const std::string& key, const std::string& token) override {
+    fs::path path = claim_path(key);
+    if (read_claim(path).token == token) ::unlink(path.c_str());
+  }
+
+  std::optional<std::string> claimant(const std::string& key) override {
+    ClaimFile c = read_claim(claim_path(key));
+    if (c.token.empty() || c.lapsed) return std::nullopt;
+    return c.token;
+  }
 
   fs::path root_;
   std::uint64_t max_size_;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <chrono>
 #include <system_error>
+#include <thread>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -30,6 +31,8 @@ constexpr const char* kDownLocal = "down.local";
 // per build, not one per kernel.
 constexpr auto kDownFor = std::chrono::seconds(30);
 constexpr const char* kCompiling = "compiling locally";
+// How long a builder waits for another builder's kernel before it says so.
+constexpr std::uint64_t kSayWaitAfterMs = 5'000;
 // The key of a kernel's entry: the entry format's version, then the kernel's name (the hash of
 // everything that decides its bytes).
 std::string key_of(const std::string& name) { return "skb1_" + name; }
@@ -60,6 +63,9 @@ std::string settings_json(const Settings& s) {
                {"read_only", l.read_only},
                {"timeout_ms", l.timeout_ms},
                {"connect_timeout_ms", l.connect_timeout_ms},
+               {"lease_ms", l.lease_ms},
+               {"wait_ms", l.wait_ms},
+               {"claims", l.claims},
                {"max_size", s.max_size},
                {"local_dir", s.local_dir},
                {"local_max_size", s.local_max_size},
@@ -84,6 +90,9 @@ Settings parse_settings(const fs::path& file, const std::string& text) {
     l.read_only = j.at("read_only").get<bool>();
     l.timeout_ms = j.at("timeout_ms").get<unsigned>();
     l.connect_timeout_ms = j.at("connect_timeout_ms").get<unsigned>();
+    l.lease_ms = j.value("lease_ms", l.lease_ms);
+    l.wait_ms = j.value("wait_ms", l.wait_ms);
+    l.claims = j.value("claims", l.claims);
     s.max_size = j.at("max_size").get<std::uint64_t>();
     s.local_dir = j.at("local_dir").get<std::string>();
     s.local_max_size = j.at("local_max_size").get<std::uint64_t>();
@@ -112,9 +121,10 @@ trust::TrustedKeys trusted_keys_of(const Settings& s) {
 }
 
 Json Stats::json() const {
-  return {{"hits", hits},           {"misses", misses},    {"uploads", uploads},       {"corrupt", corrupt},
-          {"untrusted", untrusted}, {"errors", errors},    {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
-          {"evictions", evictions}, {"trust_us", trust_us}};
+  return {{"hits", hits},           {"misses", misses},     {"uploads", uploads},       {"corrupt", corrupt},
+          {"untrusted", untrusted}, {"errors", errors},     {"bytes_down", bytes_down}, {"bytes_up", bytes_up},
+          {"evictions", evictions}, {"trust_us", trust_us}, {"claims", claims},         {"waited", waited},
+          {"taken", taken},         {"wait_ms", wait_ms}};
 }
 
 void Stats::add(const Json& j) {
@@ -127,7 +137,11 @@ void Stats::add(const Json& j) {
                               {"bytes_down", &bytes_down},
                               {"bytes_up", &bytes_up},
                               {"evictions", &evictions},
-                              {"trust_us", &trust_us}})
+                              {"trust_us", &trust_us},
+                              {"claims", &claims},
+                              {"waited", &waited},
+                              {"taken", &taken},
+                              {"wait_ms", &wait_ms}})
     if (j.contains(field) && j[field].is_number_unsigned()) *value += j[field].get<std::uint64_t>();
 }
 
@@ -198,7 +212,7 @@ void KernelCache::failed(Tier& t, const std::string& what, const char* consequen
 }
 
 std::optional<EntryFiles> KernelCache::accept(Tier& t, const std::string& name, const std::string& object,
-                                              const std::function<std::string(const EntryFiles&)>& check) {
+                                              const std::function<std::string(const EntryFiles&)>& check, bool report) {
   std::string why;
   EntryFiles files;
   try {
@@ -216,6 +230,7 @@ std::optional<EntryFiles> KernelCache::accept(Tier& t, const std::string& name, 
     t.stats->trust_us += us;
     stats_.total.trust_us += us;
     if (!signed_by.trusted()) {
+      if (!report) return std::nullopt;
       ++t.stats->untrusted;
       ++stats_.total.untrusted;
       diag_.warning(
@@ -226,6 +241,7 @@ std::optional<EntryFiles> KernelCache::accept(Tier& t, const std::string& name, 
     why = check(files);
   }
   if (!why.empty()) {
+    if (!report) return std::nullopt;
     ++t.stats->corrupt;
     ++stats_.total.corrupt;
     diag_.warning(
@@ -310,6 +326,105 @@ void KernelCache::store(const std::string& name, const EntryFiles& files) {
   }
 }
 
+std::optional<EntryFiles> KernelCache::take(Tier& t, const std::string& name, const std::string& object,
+                                            const std::function<std::string(const EntryFiles&)>& check, bool report) {
+  t.stats->bytes_down += object.size();
+  stats_.total.bytes_down += object.size();
+  auto files = accept(t, name, object, check, report);
+  if (files)
+    for (Tier& lower : tiers_)
+      if (&lower != &t) put(lower, name, object);
+  return files;
+}
+
+std::optional<EntryFiles> KernelCache::claim(const std::string& name,
+                                             const std::function<std::string(const EntryFiles&)>& check,
+                                             std::unique_ptr<Lease>& lease) {
+  // The store the builders share: the shared one when the build has it, else the local one.
+  Tier* shared = nullptr;
+  for (Tier& t : tiers_) shared = &t;
+  if (!shared || !shared->store || shared->where.read_only || !shared->where.claims) return std::nullopt;
+  Tier& t = *shared;
+  const std::string key = key_of(name);
+  const std::string token = claim_token();
+  const auto start = std::chrono::steady_clock::now();
+  auto waited_ms = [&] {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
+  };
+  bool waiting = false;
+  std::uint64_t said_at = kSayWaitAfterMs;
+  auto stop_waiting = [&](bool took) {
+    if (!waiting) return;
+    std::uint64_t ms = waited_ms();
+    for (Stats* s : {t.stats, &stats_.total}) s->wait_ms += ms, s->taken += took;
+  };
+  try {
+    for (;;) {
+      Store::Claim c = t.store->claim(key, token, t.where.lease_ms);
+      if (c == Store::Claim::kNone) return std::nullopt;
+      if (c == Store::Claim::kOurs) {
+        // Its entry may have come since the lookup missed it: a claimant that stored it and
+        // released its claim before this one was taken.
+        // (An entry the lookup already found unusable is not said or counted again: it is then
+        // compiled under this claim and replaced.)
+        if (auto object = t.store->get(key)) {
+          if (auto files = take(t, name, *object, check, waiting)) {
+            t.store->release(key, token);
+            waiting = true;  // counted as taken, with what waiting there was
+            stop_waiting(true);
+            return files;
+          }
+        }
+        stop_waiting(false);
+        ++t.stats->claims, ++stats_.total.claims;
+        lease = std::make_unique<Lease>(open_store(t.where, t.max_size), key, token, t.where.lease_ms);
+        return std::nullopt;
+      }
+      if (!waiting) {
+        waiting = true;
+        ++t.stats->waited, ++stats_.total.waited;
+      }
+      // Its entry, as soon as it is there; the claim again when it is gone without one.
+      for (auto pause = std::chrono::milliseconds(20);; pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
+        if (waited_ms() > t.where.wait_ms) {
+          stop_waiting(false);
+          diag_.warning(fmt::format("{}: waited {} s for another builder's entry; compiling it here", name,
+                                    t.where.wait_ms / 1000));
+          return std::nullopt;
+        }
+        std::this_thread::sleep_for(pause);
+        // A short wait goes unsaid (the build's last line counts it); a long one is said at
+        // kSayWaitAfter, then every minute, with who holds the claim.
+        if (std::uint64_t ms = waited_ms(); ms >= said_at) {
+          auto holder = t.store->claimant(key);
+          diag_.note(fmt::format("{}: waiting {} s for another builder's compile ({}) to reach {} (at most {} s)", name,
+                                 ms / 1000, holder ? *holder : "its claim just ended", t.where.display,
+                                 t.where.wait_ms / 1000));
+          said_at = ms + 60'000;
+        }
+        if (auto object = t.store->get(key)) {
+          auto files = take(t, name, *object, check);
+          stop_waiting(files.has_value());
+          return files;  // or nullopt: an entry not to be used, said and counted by accept
+        }
+        // Released without an entry, lapsed, or held by a process of this host that is gone
+        // (a build interrupted here: its claim need not be waited out): claim it.
+        auto holder = t.store->claimant(key);
+        if (!holder) break;
+        if (claimant_is_dead(*holder)) {
+          t.store->release(key, *holder);
+          break;
+        }
+      }
+    }
+  } catch (const StoreError& e) {
+    stop_waiting(false);
+    failed(t, e.what(), kCompiling);
+    return std::nullopt;
+  }
+}
+
 namespace {
 
 constexpr const char* kStoreStats = "stats.json";
@@ -390,10 +505,16 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   }
   std::error_code ec;
   fs::remove(dir / kLog, ec);
+  const Stats& t = total.total;
+  std::string claims;  // with builders that share the store: who compiled what
+  if (t.claims + t.waited > 0)
+    claims = fmt::format("; {} compiled under a claim, {} taken from other builders, {} waited for ({:.1f} s)",
+                         t.claims, t.taken, t.waited, t.wait_ms / 1000.0);
   diag.note(
-      fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} up",
-                  total.total.hits, total.total.misses, total.total.uploads, total.total.corrupt, total.total.untrusted,
-                  total.total.errors, bytes_text(total.total.bytes_down), bytes_text(total.total.bytes_up)));
+      fmt::format("kernel store: {} hits, {} misses, {} uploads, {} corrupt, {} untrusted, {} errors; {} down, {} "
+                  "up{}",
+                  t.hits, t.misses, t.uploads, t.corrupt, t.untrusted, t.errors, bytes_text(t.bytes_down),
+                  bytes_text(t.bytes_up), claims));
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "common/diag.h"
 #include "common/json_input.h"
 #include "store/entry.h"
+#include "store/lease.h"
 #include "store/store.h"
 #include "trust/key.h"
 #include "trust/trusted_keys.h"
@@ -47,10 +48,13 @@ trust::TrustedKeys trusted_keys_of(const Settings& s);
 /// What the compile steps of one build did with the store. hits + misses = kernels looked up;
 /// corrupt entries (damaged, truncated, of other files or another toolchain), untrusted entries
 /// (unsigned, or not signed by a trusted key) and lookups that failed are misses too; errors
-/// counts every store operation that failed.
+/// counts every store operation that failed. Of the misses, claims are the kernels this builder
+/// claimed and compiled, waited those another builder had claimed, taken those of them it then
+/// found in the store (the others it compiled after all), and wait_ms the time it waited.
 struct Stats {
   std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0, bytes_up = 0,
                 evictions = 0;
+  std::uint64_t claims = 0, waited = 0, taken = 0, wait_ms = 0;
   std::uint64_t trust_us = 0;  // time spent checking entries' signatures (trust file, keys, Ed25519)
   common::Json json() const;
   void add(const common::Json& j);
@@ -79,6 +83,14 @@ class KernelCache {
   std::optional<EntryFiles> fetch(const std::string& name, const std::function<std::string(const EntryFiles&)>& check);
   /// Signs and stores a kernel's files (not when read-only, or after a failure of the store).
   void store(const std::string& name, const EntryFiles& files);
+  /// Before compiling a kernel that fetch missed: claims it in the store builders share (the
+  /// shared one, else the local one), so that of the builders that miss it at once one compiles
+  /// it. When another builder holds the claim, waits for its entry (up to the location's wait
+  /// bound) and returns it. Returns nullopt when this builder is to compile the kernel: `lease`
+  /// then holds its claim, unless the store has no claims, failed, or the wait ended without an
+  /// entry (the claimant's compile failed, or it took longer than the bound).
+  std::optional<EntryFiles> claim(const std::string& name, const std::function<std::string(const EntryFiles&)>& check,
+                                  std::unique_ptr<Lease>& lease);
 
  private:
   struct Tier {
@@ -93,8 +105,12 @@ class KernelCache {
   const trust::TrustedKeys* trusted(Tier& tier);  // loaded at the first entry; nullptr when that failed
   // Why an entry object must not be used ("" when it can), counting untrusted and corrupt ones.
   void put(Tier& tier, const std::string& name, const std::string& object);
+  // `report`: an entry not to be used is said and counted (not when it was already, by the lookup).
   std::optional<EntryFiles> accept(Tier& tier, const std::string& name, const std::string& object,
-                                   const std::function<std::string(const EntryFiles&)>& check);
+                                   const std::function<std::string(const EntryFiles&)>& check, bool report = true);
+  // Another builder's entry, found in the tier builders share: checked, counted, kept locally.
+  std::optional<EntryFiles> take(Tier& tier, const std::string& name, const std::string& object,
+                                 const std::function<std::string(const EntryFiles&)>& check, bool report = true);
 
   std::filesystem::path dir_;
   Settings settings_;

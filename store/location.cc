@@ -14,7 +14,7 @@ namespace {
 
 constexpr const char* kExpected =
     "expected file:///folder, redis://host[:port][/db] or http(s)://host[:port]/prefix, "
-    "with optional ?mode=ro and ?timeout=<seconds>";
+    "with optional ?mode=ro, ?timeout=<seconds>, ?lease=<seconds>, ?wait=<seconds> and ?claims=off";
 
 struct UrlDeleter {
   void operator()(CURLU* u) const { curl_url_cleanup(u); }
@@ -29,7 +29,7 @@ std::string part(CURLU* u, CURLUPart which, unsigned flags = 0) {
   return s;
 }
 
-unsigned parse_seconds(const std::string& url, const std::string& text) {
+unsigned parse_seconds(const std::string& url, const char* key, const std::string& text, double max) {
   double seconds = 0;
   try {
     std::size_t used = 0;
@@ -38,12 +38,13 @@ unsigned parse_seconds(const std::string& url, const std::string& text) {
   } catch (const std::exception&) {
     seconds = -1;
   }
-  if (!(seconds > 0 && seconds <= 3600))
-    throw Error(fmt::format("--cache {}: timeout={}: expected seconds in (0, 3600]", url, text));
+  if (!(seconds > 0 && seconds <= max))
+    throw Error(fmt::format("--cache {}: {}={}: expected seconds in (0, {}]", url, key, text, max));
   return static_cast<unsigned>(seconds * 1000);
 }
 
-// ?mode=ro|rw&timeout=S; removes them from the URL (the rest of the query is the server's).
+// ?mode=ro|rw&timeout=S&lease=S&wait=S&claims=on|off; removes them from the URL (the rest of the query is the
+// server's).
 void take_query(CURLU* u, Location& l) {
   std::string query = part(u, CURLUPART_QUERY), rest;
   for (std::size_t at = 0; at <= query.size() && !query.empty();) {
@@ -58,8 +59,16 @@ void take_query(CURLU* u, Location& l) {
         throw Error(fmt::format("--cache {}: mode={}: expected ro or rw", l.url, value));
       l.read_only = value == "ro";
     } else if (key == "timeout") {
-      l.timeout_ms = parse_seconds(l.url, value);
+      l.timeout_ms = parse_seconds(l.url, "timeout", value, 3600);
       l.connect_timeout_ms = std::min(l.connect_timeout_ms, l.timeout_ms);
+    } else if (key == "lease") {
+      l.lease_ms = parse_seconds(l.url, "lease", value, 3600);
+    } else if (key == "wait") {
+      l.wait_ms = parse_seconds(l.url, "wait", value, 86400);
+    } else if (key == "claims") {
+      if (value != "on" && value != "off")
+        throw Error(fmt::format("--cache {}: claims={}: expected on or off", l.url, value));
+      l.claims = value == "on";
     } else if (!item.empty()) {
       rest += (rest.empty() ? "" : "&") + item;
     }

@@ -1,5 +1,7 @@
 // The redis store: one string value per entry (GET, SET), with hiredis. SET replaces the value
-// at once, so readers never see a mix of two writers' entries.
+// at once, so readers never see a mix of two writers' entries. A claim is a key of its own,
+// <key>.claim, set with SET NX PX (it lapses by itself), renewed and released by scripts that
+// act only when it still holds the claimant's token.
 #include <hiredis/hiredis.h>
 
 #include <fmt/format.h>
@@ -37,6 +39,30 @@ class RedisStore : public Store {
     command("SET", [&](redisContext* c) {
       return redisCommand(c, "SET %b %b", key.data(), key.size(), value.data(), value.size());
     });
+  }
+
+  Claim claim(const std::string& key, const std::string& token, unsigned lease_ms) override {
+    std::string k = key + kClaimSuffix, ms = std::to_string(lease_ms);
+    Reply r = command("SET NX", [&](redisContext* c) {
+      return redisCommand(c, "SET %b %b NX PX %b", k.data(), k.size(), token.data(), token.size(), ms.data(),
+                          ms.size());
+    });
+    return r->type == REDIS_REPLY_NIL ? Claim::kTheirs : Claim::kOurs;
+  }
+
+  bool renew(const std::string& key, const std::string& token, unsigned lease_ms) override {
+    return if_ours(key, token, "redis.call('PEXPIRE', KEYS[1], ARGV[2])", std::to_string(lease_ms));
+  }
+
+  void release(const std::string& key, const std::string& token) override {
+    if_ours(key, token, "redis.call('DEL', KEYS[1])", "0");
+  }
+
+  std::optional<std::string> claimant(const std::string& key) override {
+    std::string k = key + kClaimSuffix;
+    Reply r = command("GET", [&](redisContext* c) { return redisCommand(c, "GET %b", k.data(), k.size()); });
+    if (r->type != REDIS_REPLY_STRING) return std::nullopt;
+    return std::string(r->str, r->len);
   }
 
  private:
@@ -85,6 +111,18 @@ class RedisStore : public Store {
     }
   }
 
+  // Runs `action` on the claim key when it holds token, in one script (atomic on the server).
+  bool if_ours(const std::string& key, const std::string& token, const std::string& action, const std::string& arg) {
+    std::string script = "if redis.call('GET', KEYS[1]) == ARGV[1] then " + action + " return 1 end return 0";
+    std::string k = key + kClaimSuffix;
+    Reply r = command("EVAL", [&](redisContext* c) {
+      return redisCommand(c, "EVAL %b 1 %b %b %b", script.data(), script.size(), k.data(), k.size(), token.data(),
+                          token.size(), arg.data(), arg.size());
+    });
+    return r->type == REDIS_REPLY_INTEGER && r->integer == 1;
+  }
+
+  static constexpr const char* kClaimSuffix = ".claim";
   Location where_;
   std::unique_ptr<redisContext, ContextDeleter> c_;
 };

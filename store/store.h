@@ -27,10 +27,17 @@ struct Location {
   bool read_only = false;      // ?mode=ro
   unsigned timeout_ms = 5000;  // ?timeout=<seconds>: bound of one operation
   unsigned connect_timeout_ms = 2000;
+  // Claims (builders that share the store compile each kernel once): a claim's lease, renewed
+  // while its compile runs (?lease=<seconds>), and how long a builder waits for a kernel another
+  // one claimed before it compiles the kernel itself (?wait=<seconds>).
+  unsigned lease_ms = 60'000;
+  unsigned wait_ms = 1'800'000;
+  bool claims = true;  // ?claims=off: builders do not claim kernels (each compiles what it misses)
 };
 
 /// Parses file:///path, redis://[user@]host[:port][/db] or http(s)://host[:port]/prefix,
-/// each with optional ?mode=ro|rw and ?timeout=<seconds>. Throws common::Error naming what is
+/// each with optional ?mode=ro|rw, ?timeout=<seconds>, ?lease=<seconds>, ?wait=<seconds> and
+/// ?claims=on|off. Throws common::Error naming what is
 /// wrong.
 Location parse_location(const std::string& url);
 
@@ -44,6 +51,28 @@ class Store {
   virtual void put(const std::string& key, const std::string& value) = 0;
   /// Entries this object removed to keep the store under its cap.
   virtual std::uint64_t evictions() const { return 0; }
+
+  /// Claims: a builder claims a kernel's key before it compiles it, so that builders sharing the
+  /// store compile it once. A claim is a lease: it lapses by itself `lease` after it was taken or
+  /// last renewed, so a builder that dies never blocks the others for longer. kNone: this store
+  /// has no atomic primitive for it (HTTP); then every builder compiles what it misses.
+  enum class Claim { kOurs, kTheirs, kNone };
+  virtual Claim claim(const std::string& key, const std::string& token, unsigned lease_ms) {
+    (void)key, (void)token, (void)lease_ms;
+    return Claim::kNone;
+  }
+  /// Extends our claim; false when it is not ours any more (it lapsed and another took it).
+  virtual bool renew(const std::string& key, const std::string& token, unsigned lease_ms) {
+    (void)key, (void)token, (void)lease_ms;
+    return false;
+  }
+  /// Gives the claim of `token` up (only that one: a claim another builder took over stays).
+  virtual void release(const std::string& key, const std::string& token) { (void)key, (void)token; }
+  /// The token of the live claim on the key, if there is one.
+  virtual std::optional<std::string> claimant(const std::string& key) {
+    (void)key;
+    return std::nullopt;
+  }
 };
 
 /// The store of a location, through the module that has its client (module.h). max_size

@@ -71,3 +71,23 @@ def write_json(path, data):
     with open(path, "w") as f:
         json.dump(data, f, indent=2, sort_keys=True)
     print("figures written to", path)
+
+
+def bench_parser(doc):
+    """An argument parser with what every benchmark takes: BUILD_DIR, [WORK_DIR], --json FILE."""
+    import argparse
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("work", nargs="?", default=None)
+    ap.add_argument("--json", default=None)
+    return ap
+
+
+def fresh_work(a, name):
+    """The build folder and an emptied work folder (WORK_DIR, else BUILD_DIR/name)."""
+    import shutil
+    build = os.path.abspath(a.build)
+    work = os.path.abspath(a.work or os.path.join(build, name))
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    return build, work

@@ -21,6 +21,7 @@ def main():
     store = load(work, "store/figures.json")
     explain = load(work, "explain/figures.json")
     restart = load(work, "restart/figures.json")
+    cluster = load(work, "cluster/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -56,6 +57,13 @@ def main():
             rows.append(("signature checks of a warm file store build / its wall time (%s)" % tc,
                          s["file"]["signature_checks_vs_warm"], "<= 0.02"))
     one = lambda x: {"min": x, "median": x, "max": x}
+    rows += [
+        ("%d builders on one store: compiles / distinct kernels (%d kernels)" % (cluster["builders"], cluster["kernels"]),
+         cluster["compiles_vs_distinct"], "<= 1.1"),
+        ("%d builders on one store: wall until all done / one builder alone" % cluster["builders"],
+         cluster["all_done_vs_alone"], "<= 0.7"),
+        ("one builder alone, claims / without", cluster["alone_claims_vs_without"], "<= 1.03"),
+    ]
     rows += [
         ("op_compiler restart / first start, installs included (%d kernels, 5 rounds)" % restart["kernels"],
          restart["restart_vs_first"], "<= 0.03"),

@@ -1,17 +1,23 @@
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "generator/compile_step.h"
 #include "store/entry.h"
 #include "store/entry_signature.h"
 #include "store/kernel_cache.h"
+#include "store/lease.h"
 #include "store/store.h"
-#include "generator/compile_step.h"
 #include "test_util.h"
 #include "trust/signature.h"
 #include "trust/user_keys.h"
@@ -104,8 +110,15 @@ TEST(KernelStore, ParsesTheThreeKindsOfUrl) {
   EXPECT_EQ(h.path, "/kernels");
   EXPECT_EQ(h.timeout_ms, 1500u);
   EXPECT_EQ(h.connect_timeout_ms, 1500u);
-  for (const char* bad : {"ftp://host/x", "redis://host/db1", "file://server/x", "http://h/p?mode=rx",
-                          "http://h/p?timeout=0", "not a url", "file:///"}) {
+  auto c = store::parse_location("redis://h/1?lease=2&wait=1.5&claims=off");
+  EXPECT_EQ(c.lease_ms, 2000u);
+  EXPECT_EQ(c.wait_ms, 1500u);
+  EXPECT_FALSE(c.claims);
+  EXPECT_EQ(c.display, "redis://h/1");
+  EXPECT_TRUE(store::parse_location("redis://h").claims);
+  for (const char* bad :
+       {"ftp://host/x", "redis://host/db1", "file://server/x", "http://h/p?mode=rx", "http://h/p?timeout=0",
+        "not a url", "file:///", "redis://h?lease=0", "redis://h?claims=maybe", "file:///x?wait=-1"}) {
     EXPECT_THROW(store::parse_location(bad), common::Error) << bad;
   }
 }
@@ -204,13 +217,13 @@ TEST(KernelStore, OnlyEntriesSignedByATrustedKeyAreUsed) {
   fs::path entry = sh.entry_file();
   EntryFiles good = store::unpack_entry(common::read_file(entry));
   ASSERT_TRUE(good.signature.has_value());
-  EXPECT_TRUE(trust::check_signature(trust::own_trusted_keys(), store::entry_message(a.name, good), good.signature)
-                  .trusted());
+  EXPECT_TRUE(
+      trust::check_signature(trust::own_trusted_keys(), store::entry_message(a.name, good), good.signature).trusted());
 
   EntryFiles unsigned_entry = good, other_key = good, other_name = good, changed = good;
   unsigned_entry.signature.reset();
-  other_key.signature = trust::signature_line(trust::generate_signing_key("stranger"),
-                                              store::entry_message(a.name, other_key));
+  other_key.signature =
+      trust::signature_line(trust::generate_signing_key("stranger"), store::entry_message(a.name, other_key));
   other_name.signature = trust::signature_line(trust::own_signing_key(), store::entry_message("Relu_other", good));
   changed.binary_mode = 0600;  // a field a hit uses, the signature left as it was
   for (const auto& [what, files] : std::vector<std::pair<std::string, EntryFiles>>{
@@ -335,6 +348,69 @@ TEST(KernelStore, EvictionTakesTheLeastRecentlyUsedFirst) {
   EXPECT_TRUE(store->get(keys[0]));
   EXPECT_FALSE(store->get(keys[1]));
   EXPECT_TRUE(store->get(keys[19]));
+}
+
+}  // namespace
+}  // namespace skb::generator
+
+namespace skb::generator {
+namespace {
+namespace fs = std::filesystem;
+
+// A claim in a file store: O_EXCL makes one claimant of many; it is renewed and released only by
+// its own token, and lapses by itself when nothing renews it.
+TEST(KernelStore, AFileStoreClaimIsALeaseThatLapsesByItself) {
+  fs::path root = test::scratch_dir() / "store";
+  auto store = store::open_store(store::parse_location("file://" + root.string()), 0);
+  using Claim = store::Store::Claim;
+  EXPECT_EQ(store->claim("k", "a", 300), Claim::kOurs);
+  EXPECT_EQ(store->claim("k", "b", 300), Claim::kTheirs);
+  EXPECT_EQ(store->claimant("k"), "a");
+  EXPECT_FALSE(store->renew("k", "b", 300));
+  EXPECT_TRUE(store->renew("k", "a", 300));
+  store->release("k", "b");  // not b's to give up
+  EXPECT_EQ(store->claimant("k"), "a");
+  store->release("k", "a");
+  EXPECT_FALSE(store->claimant("k").has_value());
+  EXPECT_EQ(store->claim("k", "b", 100), Claim::kOurs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_FALSE(store->claimant("k").has_value());  // lapsed: nothing renewed it
+  EXPECT_EQ(store->claim("k", "c", 5000), Claim::kOurs);
+  EXPECT_FALSE(store->renew("k", "b", 100));  // b's lapsed claim is c's now
+  EXPECT_EQ(store->claimant("k"), "c");
+  EXPECT_EQ(store::parse_location("file://" + root.string() + "?mode=ro").read_only, true);
+}
+
+TEST(KernelStore, OfManyBuildersClaimingAtOnceOneGetsTheClaim) {
+  fs::path root = test::scratch_dir() / "store";
+  store::Location where = store::parse_location("file://" + root.string());
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> ours{0};
+    std::vector<std::thread> builders;
+    for (int b = 0; b < 8; ++b)
+      builders.emplace_back([&, b] {
+        auto store = store::open_store(where, 0);
+        if (store->claim("k" + std::to_string(round), "t" + std::to_string(b), 60000) == store::Store::Claim::kOurs)
+          ++ours;
+      });
+    for (auto& t : builders) t.join();
+    EXPECT_EQ(ours.load(), 1) << "round " << round;
+  }
+}
+
+// A claim of a process of this host that no longer runs need not be waited out (an interrupted
+// build's); another host's, or a live process's, must.
+TEST(KernelStore, AClaimOfADeadProcessOfThisHostIsKnownDead) {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);
+  std::string token = store::claim_token();
+  std::string host = token.substr(0, token.find(':'));
+  EXPECT_FALSE(store::claimant_is_dead(token));  // this process
+  EXPECT_TRUE(store::claimant_is_dead(fmt::format("{}:{}:0123456789abcdef", host, child)));
+  EXPECT_FALSE(store::claimant_is_dead(fmt::format("{}x:{}:0123456789abcdef", host, child)));
+  EXPECT_FALSE(store::claimant_is_dead("not a token"));
 }
 
 }  // namespace
