@@ -1,6 +1,6 @@
 # skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
 #                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
-#                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>]
+#                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>] [BASE <run>]
 #                        [OUTPUT_VARIABLE <var>])
 #
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
@@ -18,8 +18,10 @@
 # SIGN_KEY names the private key file that signs what the build stores and the package (its path
 # goes into the build, never the key); TRUSTED_KEYS the trust file whose keys a store entry must
 # be signed by. Without them, SKB_SIGNING_KEY and SKB_TRUSTED_KEYS, else the user's own key.
+# BASE names a .run the package is a delta on: it carries only the kernels that one lacks, and
+# installs where that one's kernels are (skb-package --base).
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -65,11 +67,14 @@ function(skb_add_static_kernels name)
   if(arg_CACHE)
     list(APPEND gen_args --cache "${arg_CACHE}")
   endif()
-  foreach(option SIGN_KEY TRUSTED_KEYS)
+  foreach(option SIGN_KEY TRUSTED_KEYS BASE)
     if(arg_${option})
       get_filename_component(file "${arg_${option}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
       string(TOLOWER "${option}" flag)
       string(REPLACE "_" "-" flag "${flag}")
+      if(option STREQUAL "BASE")
+        set(flag "package-base")
+      endif()
       list(APPEND gen_args "--${flag}" "${file}")
     endif()
   endforeach()

@@ -92,6 +92,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
   app.add_option("--package-dir", o.package_dir, "Where the packaging step puts the .run (default: OUT)");
+  app.add_option("--package-base", o.package_base,
+                 "Make the package a delta on this .run: it carries only the kernels that one lacks");
   app.add_option("--package-name", o.package_name,
                  "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)");
   app.add_option("--depfile", o.depfile,

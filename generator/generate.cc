@@ -174,6 +174,8 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   if (!o.package_dir.empty())
     args.insert(args.end(), {"--package-dir", fs::absolute(o.package_dir).lexically_normal().string()});
   if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
+  if (!o.package_base.empty())
+    args.insert(args.end(), {"--package-base", fs::absolute(o.package_base).lexically_normal().string()});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
   // Always one or the other: SKB_CACHE, SKB_CACHE_DIR and skb.conf are read once, at the first
   // generation, not at each rerun.
@@ -251,6 +253,9 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       in.package_args.insert(in.package_args.end(),
                              {"--output", fs::absolute(o.package_dir).lexically_normal().string()});
     if (!o.package_name.empty()) in.package_args.insert(in.package_args.end(), {"--name", o.package_name});
+    if (!o.package_base.empty())
+      in.package_args.insert(in.package_args.end(),
+                             {"--base", fs::absolute(o.package_base).lexically_normal().string()});
     // The key's path, never the key: the packaging step reads it.
     if (!o.sign_key.empty())
       in.package_args.insert(in.package_args.end(),

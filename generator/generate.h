@@ -23,6 +23,7 @@ struct Options {
   std::string compression = "gzip";    // of the package payload
   std::filesystem::path package_dir;   // where the .run goes; empty: OUT
   std::string package_name;            // the package's fixed name; empty: static_kernel_<datetime>_<digest>
+  std::filesystem::path package_base;  // make the package a delta on this .run (skb-package --base)
   unsigned threads = 0;                // 0: one per core
   std::filesystem::path depfile;       // optional: a Make-style depfile of what the generation read
   std::string cache;                   // the kernel store's URL; empty: none

@@ -85,7 +85,7 @@ op records ("no op records in DIR"; nothing is written).
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
   std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size,
-                   sign_key, trusted_keys;
+                   sign_key, trusted_keys, base;
   unsigned jobs = 0;
   bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
        cache_read_only = false;
@@ -190,6 +190,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (job.cache_read_only) gen.push_back("--cache-read-only");
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
   if (!job.sign_key.empty()) gen.insert(gen.end(), {"--sign-key", job.sign_key});
+  if (!job.base.empty()) gen.insert(gen.end(), {"--package-base", job.base});
   if (!job.trusted_keys.empty()) gen.insert(gen.end(), {"--trusted-keys", job.trusted_keys});
   if (work) gen.push_back("--lookup-now");  // a one-shot build: only what the stores lack gets a compile step
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
@@ -277,6 +278,9 @@ int package_main(int argc, char** argv, common::Diag& diag) {
                  "Whole job: trust file whose keys a kernel store entry must be signed by")
       ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
+  app.add_option("--base", job.base,
+                 "A .run this package is a delta on: it carries only the kernels that one lacks, and installs "
+                 "where that one's kernels are");
   app.add_flag("--cann-output", job.cann_output, "Internal (op_compiler): print CANN's success line")->group("");
   app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");
   app.add_option("--records-from", records_from, "Internal (build.ninja): file listing the kernel records")->group("");
@@ -319,6 +323,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.stamp = stamp;
   o.name = name;
   o.sign_key = job.sign_key;
+  o.base = job.base;
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {}, {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256,

@@ -84,7 +84,10 @@ std::string manifest_json(const Manifest& m) {
                        {"workspace", k.workspace},
                        {"value_depend_index", k.value_depend_index}});
   Json files = Json::array();
-  for (const auto& f : m.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
+  for (const auto& f : m.files) {
+    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
+    if (!f.carried) files.back()["carried"] = false;
+  }
   Json j = {{"format", m.format},
             {"package", m.package},
             {"soc", m.soc},
@@ -95,6 +98,7 @@ std::string manifest_json(const Manifest& m) {
             {"installed_size", m.installed_size},
             {"kernels", std::move(kernels)},
             {"files", std::move(files)}};
+  if (!m.base.empty()) j["base"] = m.base;
   return j.dump(1) + "\n";
 }
 
@@ -110,6 +114,11 @@ Manifest parse_manifest(const Json& doc) {
   m.skb_version = root.at("skb_version").string(64);
   m.toolchain = name_field(root.at("toolchain"));
   m.toolchain_identity = hex_field(root.at("toolchain_identity"));
+  if (root.has("base")) {
+    m.base = root.at("base").string(128);
+    if (!is_package_name(m.base) || m.base == m.package)
+      throw FieldError("/base", "expected the name of another package, static_kernel_<[A-Za-z0-9_]>");
+  }
   m.installed_size = static_cast<std::uint64_t>(root.at("installed_size").integer(0, std::int64_t{1} << 50));
   Field files = root.at("files");
   std::size_t nf = files.array_size(1 << 22);
@@ -118,6 +127,7 @@ Manifest parse_manifest(const Json& doc) {
     Field f = files.at(i);
     PackageFile pf{path_field(f.at("path")), hex_field(f.at("sha256")),
                    static_cast<std::uint64_t>(f.at("size").integer(0, std::int64_t{1} << 40))};
+    if (f.has("carried")) pf.carried = f.at("carried").boolean();
     if (pf.path.rfind(m.soc + "/", 0) != 0)
       throw FieldError(f.at("path").pointer(), "expected a path under the package's soc");
     if (!m.files.empty() && m.files.back().path >= pf.path)
@@ -126,6 +136,10 @@ Manifest parse_manifest(const Json& doc) {
     m.files.push_back(std::move(pf));
   }
   if (total != m.installed_size) throw FieldError("/installed_size", "expected the sum of the files' sizes");
+  if (m.base.empty())
+    for (std::size_t i = 0; i < m.files.size(); ++i)
+      if (!m.files[i].carried)
+        throw FieldError(fmt::format("/files/{}/carried", i), "expected true in a package without a base");
   Field kernels = root.at("kernels");
   std::size_t nk = kernels.array_size(1 << 20);
   for (std::size_t i = 0; i < nk; ++i) {

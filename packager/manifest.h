@@ -14,6 +14,9 @@ struct PackageFile {
   std::string path;  // relative: <soc>/<OpType>/<kernel file>
   std::string sha256;
   std::uint64_t size = 0;
+  // False in a delta package for a file its base holds: the payload leaves it out, and the
+  // installer links it from the library, which must hold those bytes.
+  bool carried = true;
 };
 
 /// A kernel of a package, as the operator library's index lists it.
@@ -45,6 +48,7 @@ struct Manifest {
   std::string created;  // ISO 8601, UTC
   std::string skb_version;
   std::string toolchain, toolchain_identity;
+  std::string base;                    // a delta package's base package; "" for a whole one
   std::vector<PackageKernel> kernels;  // sorted by name
   std::vector<PackageFile> files;      // sorted by path
   std::uint64_t installed_size = 0;    // sum of file sizes

@@ -20,6 +20,8 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/collect.h"
+#include "packager/install/payload_reader.h"
+#include "packager/install/run_file.h"
 #include "packager/manifest.h"
 #include "packager/stub.h"
 #include "trust/key.h"
@@ -82,8 +84,23 @@ void append_file(std::FILE* out, const fs::path& in, const fs::path& out_path) {
 std::string content_digest(const Manifest& m, Compression compression) {
   common::Sha256 h;
   h.update(fmt::format("{}\n{}\n{}\n{}\n", m.soc, m.toolchain, m.toolchain_identity, static_cast<int>(compression)));
-  for (const auto& f : m.files) h.update(f.path + " " + f.sha256 + "\n");
+  for (const auto& f : m.files) h.update(f.path + " " + f.sha256 + (f.carried ? "\n" : " base\n"));
+  if (!m.base.empty()) h.update("base " + m.base + "\n");
   return h.hex();
+}
+
+// Makes the package a delta on the package of `base_run`: its files whose bytes that package
+// holds are left out of the payload (carried false). The base is read as skb verify reads a
+// package (its header, payload hash and manifest checked); its signature is not needed: only
+// its files' hashes are used, and the installer finds those bytes in the library or refuses.
+void make_delta(Collected& c, const fs::path& base_run) {
+  installer::RunFile run(base_run);
+  installer::verify_payload_hash(run.payload);
+  packager::Manifest base = installer::read_manifest(run.payload).manifest;
+  std::set<std::string> held;
+  for (const auto& f : base.files) held.insert(f.sha256);
+  for (auto& f : c.manifest.files) f.carried = !held.count(f.sha256);
+  c.manifest.base = base.package;
 }
 
 // <dir>/static_kernel.run: a hard link (a copy across file systems) to the newest package,
@@ -152,10 +169,16 @@ PackageResult make_package(const PackageOptions& o) {
 
   if (!o.name.empty() && !is_package_name(o.name))
     throw Error(fmt::format("{}: expected a package name static_kernel_[A-Za-z0-9_]+", o.name));
+  if (!o.base.empty()) make_delta(c, o.base);
   c.manifest.package = o.name.empty() ? package_name(epoch, content_digest(c.manifest, o.compression)) : o.name;
+  if (c.manifest.package == c.manifest.base)
+    throw Error(fmt::format("{}: the package would be its own base", c.manifest.package));
   c.manifest.created = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(epoch)));
   TempFile payload{out_dir / fmt::format(".{}.payload.tmp.{}", c.manifest.package, ::getpid())};
-  refuse_mismatches(write_payload(payload.path, manifest_json(c.manifest), c.files, o.compression, epoch),
+  std::vector<SourceFile> carried;  // what the payload holds: a delta leaves its base's files out
+  for (std::size_t i = 0; i < c.files.size(); ++i)
+    if (c.manifest.files[i].carried) carried.push_back(c.files[i]);
+  refuse_mismatches(write_payload(payload.path, manifest_json(c.manifest), carried, o.compression, epoch),
                     c.manifest.kernels.size());
 
   StubInput si;
@@ -171,7 +194,8 @@ PackageResult make_package(const PackageOptions& o) {
   si.signature_size = key ? trust::signature_line_size(key->name()) : 0;
   std::string stub = make_stub(si);
   std::string signature =
-      key ? trust::signature_line(*key, package_signed_message(std::string_view(stub).substr(0, stub.size() - kStubHashLine)))
+      key ? trust::signature_line(*key,
+                                  package_signed_message(std::string_view(stub).substr(0, stub.size() - kStubHashLine)))
           : "";
 
   PackageResult r;

@@ -19,7 +19,8 @@ struct PackageOptions {
   std::string name;                    // the package's name; empty: package_name(epoch, digest)
   Compression compression = Compression::kGzip;
   bool force = false;
-  std::filesystem::path sign_key;      // optional: the private key that signs the package
+  std::filesystem::path sign_key;  // optional: the private key that signs the package
+  std::filesystem::path base;      // optional: a .run this package is a delta on
 };
 
 struct PackageResult {

@@ -37,6 +37,7 @@ bench restart python3 "$b/bench_restart.py" "$SKB_BUILD" "$work/restart"
 bench cluster python3 "$b/bench_cluster.py" "$SKB_BUILD" "$work/cluster" --seqs "$cluster_seqs" --repeat $repeat
 bench explain python3 "$b/bench_explain.py" "$SKB_BUILD" "$work/explain" --kernels $explained --repeat $repeat
 bench package python3 "$b/bench_package.py" "$SKB_BUILD" "$work/package" --kernels $packaged --repeat $repeat
+bench library python3 "$b/bench_library.py" "$SKB_BUILD" "$work/library" --repeat $repeat
 bench kernels "$SKB_BUILD/tests/skb_kernel_bench" --work "$work/kernels" --json "$work/kernels.json" \
   --benchmark_min_time=0.05 --benchmark_repetitions=$repeat --benchmark_report_aggregates_only=true
 python3 "$b/report.py" "$work"

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <set>
 
 #include "common/error.h"
 #include "common/version.h"
@@ -45,9 +46,14 @@ Environment: TMPDIR (where the installer is unpacked; /tmp mounted noexec is fin
 SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH, SKB_TRUSTED_KEYS, SKB_LOCK_TIMEOUT (seconds,
 default 300).
 
+A delta package (skb-package --base OLD.run) carries only the kernels OLD lacks: it installs
+into a library that holds OLD's files (by content, in whichever package), and is then whole on
+its own: uninstalling OLD later leaves it intact. --info names its base.
+
 Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
 3 the package failed verification (nothing was written), 4 the trust policy refused the
-package (nothing was written).
+package (nothing was written), 5 a delta package whose base's files the library lacks (nothing
+was written).
 )";
 
 struct Args {
@@ -131,10 +137,21 @@ int run(const Args& a, const common::Diag& diag) {
           m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
           static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
           m.skb_version.c_str(), signed_by.c_str());
+      if (!m.base.empty()) {
+        std::size_t from_base = 0;
+        for (const auto& f : m.files) from_base += !f.carried;
+        std::printf("base:        %s (a delta: %zu of its %zu files are taken from the library)\n", m.base.c_str(),
+                    from_base, m.files.size());
+      }
     }
-    if (a.list)
+    if (a.list) {
+      std::set<std::string> from_base;  // binaries the payload leaves to the base
+      for (const auto& f : m.files)
+        if (!f.carried) from_base.insert(f.path);
       for (const auto& k : m.kernels)
-        std::printf("%s\t%s\t%s\t%s\n", k.op_type.c_str(), k.variant.c_str(), k.name.c_str(), k.bin.c_str());
+        std::printf("%s\t%s\t%s\t%s%s\n", k.op_type.c_str(), k.variant.c_str(), k.name.c_str(), k.bin.c_str(),
+                    from_base.count(k.bin) ? ("\tfrom " + m.base).c_str() : "");
+    }
     return kExitOk;
   }
   // Past here something is checked or written for use: the policy decides first.
@@ -142,8 +159,10 @@ int run(const Args& a, const common::Diag& diag) {
   if (a.check) {
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s)\n", m.package.c_str(), m.files.size(),
-                signed_by.c_str());
+    std::size_t carried = 0;
+    for (const auto& f : m.files) carried += f.carried;
+    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", m.package.c_str(), carried,
+                signed_by.c_str(), m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
     return kExitOk;
   }
   if (!a.extract.empty()) {
@@ -242,6 +261,9 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   } catch (const UntrustedError& e) {
     out.error(std::string(e.what()) + "; nothing was written");
     return kExitUntrusted;
+  } catch (const BaseMissingError& e) {
+    out.error(e.what());
+    return kExitBaseMissing;
   } catch (const common::Error& e) {
     out.error(e.what());
     return kExitError;

@@ -20,7 +20,8 @@ namespace {
 constexpr std::size_t kFlushEvery = std::size_t{16} << 20;
 }  // namespace
 
-FileSink::FileSink(fs::path dest, std::size_t max_queued) : dest_(std::move(dest)), max_queued_(max_queued) {
+FileSink::FileSink(fs::path dest, const InstalledFiles* installed, std::size_t max_queued)
+    : dest_(std::move(dest)), installed_(installed), max_queued_(max_queued) {
   if (!dest_.empty()) dest_fd_ = ::open(dest_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   worker_ = std::thread([this] { run(); });
   if (dest_fd_ >= 0) flusher_ = std::thread([this] { flush_ahead(); });
@@ -118,6 +119,7 @@ void FileSink::write_one(const Job& job) {
     made_ = folder;
   }
   fs::path out = dest_ / want.path;
+  if (link_installed(want, out)) return;
   int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw common::Error(fmt::format("{}: cannot create: {}", out.string(), std::strerror(errno)));
   for (std::size_t done = 0; done < job.data.size();) {
@@ -131,6 +133,23 @@ void FileSink::write_one(const Job& job) {
     done += static_cast<std::size_t>(w);
   }
   if (::close(fd) != 0) throw common::Error(fmt::format("{}: write failed: {}", out.string(), std::strerror(errno)));
+}
+
+bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out) {
+  if (!installed_) return false;
+  auto it = installed_->find(want.sha256);
+  if (it == installed_->end()) return false;
+  std::error_code ec;
+  // The installed file is what its manifest says, or it is not linked: a damaged copy is never
+  // spread to another package.
+  if (fs::file_size(it->second, ec) != want.size || ec || !fs::is_regular_file(fs::symlink_status(it->second, ec)))
+    return false;
+  try {
+    if (common::sha256_file(it->second) != want.sha256) return false;
+  } catch (const common::Error&) {
+    return false;
+  }
+  return ::link(it->second.c_str(), out.c_str()) == 0;
 }
 
 }  // namespace skb::installer

@@ -7,10 +7,16 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 
 #include "packager/manifest.h"
 
 namespace skb::installer {
+
+/// Files the library already holds, by sha256: a payload file with the same bytes is linked to
+/// one of them (a hard link) instead of written again, so that the library stores each kernel
+/// once however many packages hold it.
+using InstalledFiles = std::unordered_map<std::string, std::filesystem::path>;
 
 /// Checks and writes the files of a payload on a second thread while the caller decompresses
 /// the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against the
@@ -18,13 +24,17 @@ namespace skb::installer {
 /// existing file). The first failure is rethrown by the next call of put() or finish().
 /// Every few MiB written, a third thread starts the filesystem's writeback (syncfs), so that the
 /// caller's final sync, before anything points at the files, finds little left to write.
+/// A file whose bytes the library already holds (`installed`) is linked to them, once the
+/// installed file is checked to hash to the same sha256; it is written when the link cannot be
+/// made (another filesystem, too many links).
 /// At most `max_queued` bytes wait for the writer, or one file when it alone is larger. Writing
 /// is what limits an install, so a longer queue only fills: 4 MiB keeps the writer busy, and
 /// every MiB more is 256 page faults and cache misses the decompressor pays for nothing.
 class FileSink {
  public:
   /// dest empty: check only.
-  explicit FileSink(std::filesystem::path dest, std::size_t max_queued = std::size_t{4} << 20);
+  explicit FileSink(std::filesystem::path dest, const InstalledFiles* installed = nullptr,
+                    std::size_t max_queued = std::size_t{4} << 20);
   ~FileSink();
   FileSink(const FileSink&) = delete;
   FileSink& operator=(const FileSink&) = delete;
@@ -42,9 +52,11 @@ class FileSink {
   void run();
   void flush_ahead();
   void write_one(const Job& job);
+  bool link_installed(const packager::PackageFile& want, const std::filesystem::path& out);
   void rethrow_failure();
 
   std::filesystem::path dest_;
+  const InstalledFiles* installed_;
   const std::size_t max_queued_;
   std::string made_;  // the last folder made below dest_ (files come sorted; most share it)
   std::mutex mu_;

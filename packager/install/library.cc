@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "common/fs.h"
+#include "common/sha256.h"
 #include "common/version.h"
 #include "packager/install/index.h"
 #include "packager/install/lock.h"
@@ -102,6 +103,57 @@ std::vector<std::string> Library::read_order() const {
                      [&](const std::string& p) { return !fs::is_regular_file(root_ / p / packager::kManifestName); }),
       order.end());
   return order;
+}
+
+void Library::check_base_files(const packager::Manifest& m, const std::vector<const packager::PackageFile*>& files,
+                               const InstalledFiles& installed) const {
+  std::vector<std::string> missing;
+  for (const packager::PackageFile* f : files) {
+    auto it = installed.find(f->sha256);
+    std::error_code ec;
+    bool held = false;
+    if (it != installed.end() && fs::file_size(it->second, ec) == f->size && !ec) {
+      try {
+        held = common::sha256_file(it->second) == f->sha256;
+      } catch (const Error&) {
+      }
+    }
+    if (!held) missing.push_back(f->path);
+  }
+  if (missing.empty()) return;
+  throw BaseMissingError(fmt::format(
+      "{} is a delta on {}, and this library lacks {} of the {} files it takes from there ({}{}); install {} (or "
+      "the whole package) first. Nothing was changed",
+      m.package, m.base, missing.size(), files.size(), missing.front(), missing.size() > 1 ? ", ..." : "", m.base));
+}
+
+void Library::link_base_files(const std::vector<const packager::PackageFile*>& files, const InstalledFiles& installed,
+                              const fs::path& staging) {
+  for (const packager::PackageFile* f : files) {
+    fs::path out = staging / f->path;
+    fs::path cur = staging;
+    for (const auto& part : fs::path(f->path).parent_path()) common::ensure_real_dir(cur /= part);
+    const fs::path& from = installed.at(f->sha256);
+    if (::link(from.c_str(), out.c_str()) == 0) continue;
+    // Another filesystem, too many links: a copy, checked as it is written.
+    std::string data = common::read_file(from);
+    if (common::sha256_hex(data) != f->sha256)
+      throw BaseMissingError(fmt::format("{}: changed while it was copied", from.string()));
+    common::write_atomic(out, data, 0644, common::Sync::kAtomic);
+  }
+}
+
+InstalledFiles Library::installed_files() {
+  InstalledFiles files;
+  for (const auto& p : read_order()) {
+    try {
+      packager::Manifest m = packager::parse_manifest(
+          common::parse_json(common::read_file(root_ / p / packager::kManifestName, 64 << 20)));
+      for (const auto& f : m.files) files.emplace(f.sha256, root_ / p / f.path);
+    } catch (const std::exception&) {  // a damaged package lends nothing; its files are written anew
+    }
+  }
+  return files;
 }
 
 void Library::write_journal(const std::string& op, const std::string& package) {
@@ -256,9 +308,18 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
     remove_package_locked(m.package);
   }
 
+  // A delta package's other files must be in the library, byte for byte, before anything is
+  // written (a package with all its files, whichever holds them).
+  InstalledFiles installed = installed_files();
+  std::vector<const packager::PackageFile*> from_base;
+  for (const auto& f : m.files)
+    if (!f.carried) from_base.push_back(&f);
+  if (!from_base.empty()) check_base_files(m, from_base, installed);
+
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   try {
-    read_payload(payload, staging, pm);
+    read_payload(payload, staging, pm, &installed);
+    link_base_files(from_base, installed, staging);
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
     common::write_atomic(staging / packager::kManifestName, wanted);

@@ -65,6 +65,15 @@ class Library {
   bool install_locked(const PayloadSource& payload, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
+  // Every file of the installed packages, by sha256: what a new package's files link to.
+  InstalledFiles installed_files();
+  // A delta package's files from its base: each held by the library and hashing to its sha256,
+  // or BaseMissingError naming what is missing (before anything is written).
+  void check_base_files(const packager::Manifest& m, const std::vector<const packager::PackageFile*>& files,
+                        const InstalledFiles& installed) const;
+  // Links them into the staging folder (copies across filesystems).
+  static void link_base_files(const std::vector<const packager::PackageFile*>& files, const InstalledFiles& installed,
+                              const std::filesystem::path& staging);
   void clear_journal();
 
   std::filesystem::path root_;

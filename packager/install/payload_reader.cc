@@ -147,11 +147,17 @@ Manifest parse_payload_manifest(const std::string& text) {
 }
 
 // Checks the entries after the manifest against it, writing them below dest when it is set.
-void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
+void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest,
+                   const InstalledFiles* installed = nullptr) {
   if (!dest.empty() && ::mkdir(dest.c_str(), 0755) != 0)
     throw common::Error(fmt::format("{}: cannot create: {}", dest.string(), std::strerror(errno)));
-  FileSink sink(dest);
+  FileSink sink(dest, installed);
   std::size_t next = 0;
+  // A delta package's files that its base holds are not in the payload (the installer links them).
+  auto skip_base_files = [&] {
+    while (next < m.files.size() && !m.files[next].carried) ++next;
+  };
+  skip_base_files();
   while (archive_entry* e = ar.next()) {
     const char* path = archive_entry_pathname(e);
     if (!path) throw VerifyError("payload entry without a name: refused");
@@ -161,6 +167,7 @@ void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest) {
     const packager::PackageFile& want = m.files[next++];
     std::string data = read_all(ar, want.size, path);
     sink.put(want, std::move(data));
+    skip_base_files();
   }
   if (next != m.files.size())
     throw VerifyError(
@@ -225,10 +232,11 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
   return m;
 }
 
-void read_payload(const PayloadSource& src, const fs::path& dest, const PayloadManifest& known) {
+void read_payload(const PayloadSource& src, const fs::path& dest, const PayloadManifest& known,
+                  const InstalledFiles* installed) {
   ReadArchive ar(src);
   if (first_entry_text(ar) != known.text) throw VerifyError("the payload's manifest changed while it was read");
-  extract_files(ar, known.manifest, dest);
+  extract_files(ar, known.manifest, dest, installed);
 }
 
 }  // namespace skb::installer

@@ -4,12 +4,19 @@
 #include <string>
 
 #include "common/error.h"
+#include "packager/install/file_sink.h"
 #include "packager/manifest.h"
 
 namespace skb::installer {
 
 /// A package that fails verification: damaged, or built to attack the installer.
 class VerifyError : public common::Error {
+ public:
+  using common::Error::Error;
+};
+
+/// A delta package whose base's files the library does not hold (by content, in any package).
+class BaseMissingError : public common::Error {
  public:
   using common::Error::Error;
 };
@@ -45,13 +52,16 @@ PayloadManifest read_manifest(const PayloadSource& src);
 
 /// Reads every entry and checks it: a regular file (no links, devices, folders), no setuid,
 /// setgid or sticky bit, at the next path the manifest lists, with its size and sha256; every
-/// listed file present. With a non-empty dest, the files are written below dest, which must
+/// listed file present (but those a delta package's base holds: `carried` false, not in the
+/// payload, and not written). With a non-empty dest, the files are written below dest, which must
 /// not exist yet, never through a symlink. Throws VerifyError; leaves dest partial then
 /// (callers extract into a staging folder). Returns the manifest.
 packager::Manifest read_payload(const PayloadSource& src, const std::filesystem::path& dest);
 
 /// read_payload for a payload whose manifest was already read: the first entry must still be
-/// those very bytes (so it is not parsed again), and the files are checked against it.
-void read_payload(const PayloadSource& src, const std::filesystem::path& dest, const PayloadManifest& known);
+/// those very bytes (so it is not parsed again), and the files are checked against it. Files
+/// whose bytes `installed` holds are linked to them (FileSink).
+void read_payload(const PayloadSource& src, const std::filesystem::path& dest, const PayloadManifest& known,
+                  const InstalledFiles* installed = nullptr);
 
 }  // namespace skb::installer

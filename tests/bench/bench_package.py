@@ -11,7 +11,7 @@ usage: bench_package.py BUILD_DIR [WORK_DIR] [--kernels N] [--repeat R]"""
 import argparse, glob, os, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import ratio, row, stats, timed, write_json
+from benchlib import real_host_kernel, stand_in_toolchain, ratio, row, stats, timed, write_json
 
 
 def main():
@@ -26,23 +26,9 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
 
-    # Thousands of kernels of realistic size: a "compiler" that copies one real host kernel and
-    # appends the kernel's first define, so that every binary differs.
-    real = os.path.join(work, "real")
-    os.makedirs(os.path.join(real, "dump"))
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "tools", "make_dump.py"),
-                    os.path.join(real, "dump"), "--ranks", "1", "--hidden", "64"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([os.path.join(build, "bin", "skb-generate"), "-p", os.path.join(real, "dump"), "-o", real,
-                    "--no-package", "-q"], check=True)
-    subprocess.run(["ninja", "-C", real, "--quiet"], check=True, stdout=subprocess.DEVNULL)
-    sample = sorted(glob.glob(os.path.join(real, "kernel_meta", "MatMulV2_*.so")))[0]
-    tc = os.path.join(work, "tc")
-    os.makedirs(tc)
-    open(os.path.join(tc, "k.cc"), "w").write("// stands for a kernel\n")
-    open(os.path.join(tc, "fake.json"), "w").write(
-        '{"name": "fakecc", "compiler": "sh", "identify": ["sh", "-c", "echo fakecc"], "command": ["{compiler}", "-c", "cat %s > \\"$1\\" && echo \\"$2\\" >> \\"$1\\"", '
-        '"{src}", "{out}", "{defines}"], "suffix": ".so", "entry": "skb_kernel", "template_dir": ".", '
-        '"default_soc": "host", "ops": {"Relu": {"template": "k.cc", "dtypes": ["float16"]}}}' % sample)
+    # Thousands of kernels of realistic size (stand_in_toolchain).
+    sample = real_host_kernel(build, work)
+    fake = stand_in_toolchain(work, sample)
     dump = os.path.join(work, "dump")
     os.makedirs(dump)
     for i in range(a.kernels):
@@ -53,7 +39,7 @@ def main():
             '{"op_type": "Relu", "attrs": [], "inputs": [%s], "outputs": [%s]}' % (t % ("x", shape, shape), t % ("y", shape, shape)))
     out = os.path.join(work, "out")
     subprocess.run([os.path.join(build, "bin", "skb-generate"), "-p", dump, "-o", out, "--toolchain",
-                    os.path.join(tc, "fake.json"), "--no-package", "-q"], check=True)
+                    fake, "--no-package", "-q"], check=True)
     subprocess.run(["ninja", "-C", out, "--quiet"], check=True, stdout=subprocess.DEVNULL)
     kdir = os.path.join(out, "kernel_meta")
     nbytes = sum(os.path.getsize(p) for p in glob.glob(kdir + "/*"))

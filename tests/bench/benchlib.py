@@ -91,3 +91,36 @@ def fresh_work(a, name):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     return build, work
+
+
+def real_host_kernel(build, work):
+    """A real host kernel (a MatMulV2's shared object), compiled under WORK/real: the bytes the
+    benchmarks' stand-in compilers copy, so that packages hold kernels of realistic size."""
+    import glob
+    real = os.path.join(work, "real")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "..", "tools", "make_dump.py"),
+                    os.path.join(real, "dump"), "--ranks", "1", "--hidden", "64"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([os.path.join(build, "bin", "skb-generate"), "-p", os.path.join(real, "dump"), "-o", real,
+                    "--no-package", "-q"], check=True)
+    subprocess.run(["ninja", "-C", real, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    return sorted(glob.glob(os.path.join(real, "kernel_meta", "MatMulV2_*.so")))[0]
+
+
+def stand_in_toolchain(work, sample):
+    """A toolchain profile (WORK/tc/fake.json) of Relu float16 kernels whose "compiler" copies
+    `sample` and appends 16 KiB that do not compress, derived from the kernel's -D macros, and the
+    macros: every kernel differs, the same kernel is the same bytes in every build, and packages
+    compress as machine code does rather than as copies of one file."""
+    tc = os.path.join(work, "tc")
+    os.makedirs(tc)
+    open(os.path.join(tc, "k.cc"), "w").write("// stands for a kernel\n")
+    command = ('out="$1"; shift; k=$(echo "$@" | sha256sum | cut -c1-32); cat %s > "$out" && '
+               'head -c 16384 /dev/zero | openssl enc -aes-128-ctr -K $k -iv 0 >> "$out" && echo "$@" >> "$out"' % sample)
+    profile = {"name": "fakecc", "compiler": "sh", "identify": ["sh", "-c", "echo fakecc"],
+               "command": ["{compiler}", "-c", command, "{src}", "{out}", "{defines}"], "suffix": ".so",
+               "entry": "skb_kernel", "template_dir": ".", "default_soc": "host",
+               "ops": {"Relu": {"template": "k.cc", "dtypes": ["float16"]}}}
+    path = os.path.join(tc, "fake.json")
+    with open(path, "w") as f:
+        json.dump(profile, f)
+    return path

@@ -22,6 +22,7 @@ def main():
     explain = load(work, "explain/figures.json")
     restart = load(work, "restart/figures.json")
     cluster = load(work, "cluster/figures.json")
+    library = load(work, "library/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -63,6 +64,13 @@ def main():
         ("%d builders on one store: wall until all done / one builder alone" % cluster["builders"],
          cluster["all_done_vs_alone"], "<= 0.7"),
         ("one builder alone, claims / without", cluster["alone_claims_vs_without"], "<= 1.03"),
+        ("library of %d packages sharing half their kernels / distinct files" % library["packages"],
+         library["library_vs_distinct"], "<= 1.15"),
+        ("the same library, each package's files its own / distinct files", library["unshared_library_vs_distinct"],
+         None),
+        ("install of the last of %d packages / of the first" % library["packages"], library["last_install_vs_first"], "<= 1.1"),
+        ("update of 400 kernels by 20: delta package / whole package", library["delta_vs_whole_run"], "<= 0.10"),
+        ("the same, delta payload / whole payload", library["delta_vs_whole_payload"], None),
     ]
     rows += [
         ("op_compiler restart / first start, installs included (%d kernels, 5 rounds)" % restart["kernels"],

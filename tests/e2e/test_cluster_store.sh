@@ -78,7 +78,7 @@ step "a claimed compile that fails: its claim is released, and the builder waiti
 # One kernel: builder f1 claims it and fails; f2, started while f1 holds the claim, waits, then
 # claims and compiles it.
 mkdir one && cp "$(ls dump/*/*/*.json | head -1)" one/
-FAIL_IF=-DSKB_OP SLOW=7 builder f1 "$SKB_REDIS_URL/4" one & f1=$!
+FAIL_IF=-DSKB_OP SLOW=12 builder f1 "$SKB_REDIS_URL/4" one & f1=$!
 for _ in $(seq 100); do [ "$(redis-cli -u "$SKB_REDIS_URL/4" keys '*.claim' | grep -c .)" -ge 1 ] && break; sleep 0.1; done
 builder f2 "$SKB_REDIS_URL/4" one || fail "builder 2 failed: $(tail -5 f2.log)"
 rc=0; wait "$f1" || rc=$?

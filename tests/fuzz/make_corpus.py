@@ -206,6 +206,14 @@ evil_manifest = manifest({"../../../etc/cron.d/x": b"x"})
 put("payload", "hostile_manifest_dotdot.tar",
     tar_bytes([entry("manifest.json", dumps(evil_manifest).encode()), entry("../../../etc/cron.d/x", b"x")]))
 put("payload", "hostile_no_manifest.tar", tar_bytes([entry(first, files[first])]))
+# a delta package: its first file is its base's (listed, not carried, not in the payload)
+delta = manifest(files)
+delta["base"] = "static_kernel_20230101000000"
+delta["files"][0]["carried"] = False
+put("payload", "valid_delta.tar",
+    tar_bytes([entry("manifest.json", dumps(delta).encode())] + [entry(p, v) for p, v in sorted(files.items()) if p != first]))
+put("payload", "hostile_delta_carries_base_file.tar",
+    tar_bytes([entry("manifest.json", dumps(delta).encode())] + [entry(p, v) for p, v in sorted(files.items())]))
 put("payload", "hostile_not_an_archive", b"definitely not gzip" * 20)
 put("payload", "hostile_truncated.tar.gz", gzip.compress(tar_bytes([entry("manifest.json", b"{}")]), mtime=0)[:40])
 
@@ -230,6 +238,11 @@ bad_manifest("size_huge", lambda m: m["files"][0].__setitem__("size", 2 ** 70))
 bad_manifest("sha_short", lambda m: m["files"][0].__setitem__("sha256", "abc"))
 bad_manifest("soc_path", lambda m: m.__setitem__("soc", "../x"))
 put("installed_manifest", "hostile_nesting.json", deep(100000))
+put("installed_manifest", "valid_delta.json", dumps(delta))
+bad_manifest("base_self", lambda m: (m.__setitem__("base", m["package"]), m["files"][0].__setitem__("carried", False)))
+bad_manifest("base_path", lambda m: (m.__setitem__("base", "../static_kernel_x"), m["files"][0].__setitem__("carried", False)))
+bad_manifest("not_carried_without_base", lambda m: m["files"][0].__setitem__("carried", False))
+bad_manifest("carried_not_bool", lambda m: m["files"][0].__setitem__("carried", "no"))
 
 # --- operator library index (config/<soc>/binary_info_config.json) --------------------------
 kernel = {"binDesc": {"blockDim": 1, "kernelName": "skb_kernel", "workspace": []},

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -30,7 +31,7 @@ TEST(FileSink, WritesEveryFileThroughAQueueSmallerThanOneOfThem) {
   for (std::size_t i = 0; i < data.size(); ++i)
     want.push_back(entry("host/Op" + std::to_string(i / 50) + "/k" + std::to_string(i) + ".so", data[i]));
   {
-    FileSink sink(dest, 4096);  // about 4 small files at a time; the 64 KiB one goes alone
+    FileSink sink(dest, nullptr, 4096);  // about 4 small files at a time; the 64 KiB one goes alone
     for (std::size_t i = 0; i < data.size(); ++i) sink.put(want[i], data[i]);
     sink.finish();
   }
@@ -42,7 +43,7 @@ TEST(FileSink, CheckOnlyNamesTheFileThatDoesNotMatchItsManifestEntry) {
   auto data = contents(3, -1);
   std::vector<packager::PackageFile> want = {entry("host/A/a.so", data[0]), entry("host/A/b.so", data[1]),
                                              entry("host/A/c.so", data[2])};
-  FileSink sink({}, 4096);
+  FileSink sink({}, nullptr, 4096);
   sink.put(want[0], data[0]);
   std::string flipped = data[1];
   flipped[100] ^= 1;  // same size: only the hash can tell
@@ -65,6 +66,39 @@ TEST(FileSink, NeverWritesOverAFileThatIsAlreadyThere) {
   sink.put(want, data);
   EXPECT_THROW(sink.finish(), common::Error);
   EXPECT_EQ(common::read_file(dest / "host/A/a.so"), "installed before");
+}
+
+// A file whose bytes the library already holds is a hard link to them; one whose installed copy
+// no longer hashes to its sha256 (damaged since) is written anew, never linked.
+TEST(FileSink, LinksAFileTheLibraryHoldsAndWritesOneWhoseCopyIsDamaged) {
+  auto lib = test::scratch_dir() / "lib";
+  test::write_text(lib / "static_kernel_1/host/A/a.so", "kernel a");
+  test::write_text(lib / "static_kernel_1/host/A/b.so", "kernel b");
+  InstalledFiles installed = {{common::sha256_hex("kernel a"), lib / "static_kernel_1/host/A/a.so"},
+                              {common::sha256_hex("kernel b"), lib / "static_kernel_1/host/A/b.so"}};
+  test::write_text(lib / "static_kernel_1/host/A/b.so", "kernel B");  // damaged after it was listed
+  auto dest = lib / ".staging";
+  std::filesystem::create_directory(dest);
+  std::vector<packager::PackageFile> want = {entry("host/A/a.so", "kernel a"), entry("host/A/b.so", "kernel b"),
+                                             entry("host/A/c.so", "kernel c")};
+  {
+    FileSink sink(dest, &installed);
+    sink.put(want[0], "kernel a");
+    sink.put(want[1], "kernel b");
+    sink.put(want[2], "kernel c");
+    sink.finish();
+  }
+  auto inode = [](const std::filesystem::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+  };
+  EXPECT_EQ(inode(dest / "host/A/a.so"), inode(lib / "static_kernel_1/host/A/a.so"));
+  EXPECT_EQ(std::filesystem::hard_link_count(dest / "host/A/a.so"), 2u);
+  EXPECT_NE(inode(dest / "host/A/b.so"), inode(lib / "static_kernel_1/host/A/b.so"));
+  EXPECT_EQ(common::read_file(dest / "host/A/b.so"), "kernel b");
+  EXPECT_EQ(std::filesystem::hard_link_count(dest / "host/A/c.so"), 1u);
+  std::filesystem::remove_all(lib / "static_kernel_1");  // the other package goes: this one keeps its kernel
+  EXPECT_EQ(common::read_file(dest / "host/A/a.so"), "kernel a");
 }
 
 }  // namespace

@@ -79,6 +79,26 @@ TEST(Manifest, OpbaseKeysAreUniqueKeysOfOpbasesForm) {
   EXPECT_TRUE(parse_manifest(d).kernels[0].simplified_keys.empty());
 }
 
+// A delta package names its base and marks the files the base holds, which its payload leaves
+// out; a package without a base carries every file.
+TEST(Manifest, ADeltaNamesItsBaseAndTheFilesItLeavesToIt) {
+  Manifest m = sample();
+  m.base = "static_kernel_20250101000000";
+  m.files[1].carried = false;
+  std::string text = manifest_json(m);
+  Manifest back = parse_manifest(common::parse_json(text));
+  EXPECT_EQ(back.base, m.base);
+  EXPECT_TRUE(back.files[0].carried);
+  EXPECT_FALSE(back.files[1].carried);
+  EXPECT_EQ(manifest_json(back), text);
+  EXPECT_EQ(manifest_json(sample()).find("carried"), std::string::npos);  // a whole package says nothing of it
+  Json d = Json::parse(text);
+  d["base"] = d["package"];
+  EXPECT_EQ(error_of(d), "/base: expected the name of another package, static_kernel_<[A-Za-z0-9_]>");
+  d.erase("base");
+  EXPECT_EQ(error_of(d), "/files/1/carried: expected true in a package without a base");
+}
+
 TEST(Manifest, PathsThatLeaveThePackageAreRejected) {
   for (const char* bad : {"../host/x", "/etc/passwd", "host/../../x", "host//x", "host/./x", "host/x y", "host/x/"}) {
     Json d = Json::parse(manifest_json(sample()));

@@ -1,0 +1,64 @@
+# The library stores each kernel once: a package whose kernels the library already holds (another
+# package's, byte for byte) gets hard links to them; uninstalling either package leaves the other
+# whole. (kill -9 during installs and uninstalls of packages that share kernels:
+# e2e.test_install_crash.)
+source "$(dirname "$0")/lib.sh"
+ci_store
+make_two_packages  # A: seq 8; B: seqs 8 and 12, a superset of A's kernels
+lib=$PWD/lib
+root=$(lib_root "$lib")
+# Bytes of the regular files below the package folders (kernels, their records, manifests, each
+# package's own index), each inode once, and the bytes of the distinct payload files (by sha256)
+# the manifests list.
+library_bytes() {
+  find "$root"/static_kernel_* -type f -printf '%i %s\n' | sort -u | awk '{n += $2} END {print n}'
+}
+distinct_bytes() {
+  python3 - "$root" <<'PY'
+import glob, json, sys
+seen = {}
+for m in glob.glob(sys.argv[1] + "/static_kernel_*/manifest.json"):
+    for f in json.load(open(m))["files"]:
+        seen[f["sha256"]] = f["size"]
+print(sum(seen.values()))
+PY
+}
+
+step "B installed after A: every kernel of B that A holds is a link to A's copy"
+sh "$A" --install-path="$lib" -q
+sh "$B" --install-path="$lib" -q
+python3 - "$root" "$pa" "$pb" <<'PY' || fail "B's shared kernels are not links to A's"
+import json, os, sys
+root, pa, pb = sys.argv[1:]
+a = {f["sha256"]: os.path.join(root, pa, f["path"]) for f in json.load(open(os.path.join(root, pa, "manifest.json")))["files"]}
+shared = 0
+for f in json.load(open(os.path.join(root, pb, "manifest.json")))["files"]:
+    path = os.path.join(root, pb, f["path"])
+    if f["sha256"] in a:
+        assert os.stat(path).st_ino == os.stat(a[f["sha256"]]).st_ino, path
+        shared += 1
+    else:
+        assert os.stat(path).st_nlink == 1, path
+assert shared > 0
+print("    %d of B's files are links to A's" % shared)
+PY
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed"
+lb=$(library_bytes) db=$(distinct_bytes)
+echo "    package folders: $lb bytes of files; distinct payload files: $db bytes"
+python3 -c "import sys; r = $lb / $db; print('    library / distinct: %.3f' % r); sys.exit(r > 1.15)" ||
+  fail "the library holds more than 1.15x its distinct files' bytes"
+
+step "A uninstalled: B keeps every kernel; A installed again links to B's"
+sh "$A" --install-path="$lib" --uninstall -q
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A went"
+sh "$A" --install-path="$lib" -q
+python3 - "$root" "$pa" <<'PY' || fail "A's kernels are not links to B's"
+import json, os, sys
+root, pa = sys.argv[1:]
+linked = sum(os.stat(os.path.join(root, pa, f["path"])).st_nlink == 2
+             for f in json.load(open(os.path.join(root, pa, "manifest.json")))["files"] if "/" in f["path"])
+assert linked > 0, linked
+PY
+sh "$B" --install-path="$lib" --uninstall -q
+expect_eq "$(check_library "$lib")" "$na" "kernels listed after B went"
+echo PASS
