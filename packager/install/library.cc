@@ -143,13 +143,21 @@ void Library::link_base_files(const std::vector<const packager::PackageFile*>& f
   }
 }
 
+const packager::Manifest& Library::installed_manifest(const std::string& package) {
+  auto it = manifests_.find(package);
+  if (it == manifests_.end())
+    it = manifests_
+             .emplace(package, packager::parse_manifest(common::parse_json(
+                                   common::read_file(root_ / package / packager::kManifestName, 64 << 20))))
+             .first;
+  return it->second;
+}
+
 InstalledFiles Library::installed_files() {
   InstalledFiles files;
   for (const auto& p : read_order()) {
     try {
-      packager::Manifest m = packager::parse_manifest(
-          common::parse_json(common::read_file(root_ / p / packager::kManifestName, 64 << 20)));
-      for (const auto& f : m.files) files.emplace(f.sha256, root_ / p / f.path);
+      for (const auto& f : installed_manifest(p).files) files.emplace(f.sha256, root_ / p / f.path);
     } catch (const std::exception&) {  // a damaged package lends nothing; its files are written anew
     }
   }
@@ -176,8 +184,7 @@ void Library::publish(const std::vector<std::string>& newest_first, packager::Ma
       continue;
     }
     try {
-      manifests.push_back(packager::parse_manifest(
-          common::parse_json(common::read_file(root_ / *it / packager::kManifestName, 64 << 20))));
+      manifests.push_back(installed_manifest(*it));
     } catch (const std::exception& e) {
       throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
@@ -225,6 +232,7 @@ void Library::recover() {
 }
 
 void Library::remove_package_locked(const std::string& package) {
+  manifests_.erase(package);
   write_journal("uninstall", package);
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), package), order.end());

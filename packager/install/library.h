@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,9 @@ class Library {
   bool install_locked(const PayloadSource& payload, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
+  // An installed package's manifest, parsed once per run (a package's files never change while
+  // it is installed; removing it forgets it). Throws when it is damaged.
+  const packager::Manifest& installed_manifest(const std::string& package);
   // Every file of the installed packages, by sha256: what a new package's files link to.
   InstalledFiles installed_files();
   // A delta package's files from its base: each held by the library and hashing to its sha256,
@@ -77,6 +81,7 @@ class Library {
   void clear_journal();
 
   std::filesystem::path root_;
+  std::map<std::string, packager::Manifest> manifests_;  // installed_manifest's
   const common::Diag& diag_;
 };
 
