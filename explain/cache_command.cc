@@ -126,11 +126,10 @@ int stats(const CacheCommand& c) {
   const std::uint64_t taken = std::min(s.total.taken, s.total.misses);
   print(fmt::format("kernels       {} looked up: {} found ({:.1f}%), {} compiled\n", lookups, s.total.hits,
                     lookups ? 100.0 * s.total.hits / lookups : 0.0, s.total.misses - taken));
-  if (s.total.claims + s.total.waited > 0)
+  if (s.total.claims + s.total.waited + s.total.taken > 0)
     print(
-        fmt::format("claims        {} compiled under a claim; {} waited for another builder's ({:.1f} s), {} of "
-                    "them taken from it\n",
-                    s.total.claims, s.total.waited, s.total.wait_ms / 1000.0, taken));
+        fmt::format("claims        {} compiled under a claim, {} taken from other builders, {} waited for ({:.1f} s)\n",
+                    s.total.claims, taken, s.total.waited, s.total.wait_ms / 1000.0));
   print("since the last zero, per tier:\n");
   print(tier_line("local", s.local));
   print(tier_line("shared", s.remote));

@@ -49,13 +49,11 @@ int run_verify_command(const VerifyCommand& v) {
     }
     installer::verify_payload_hash(run.payload);
     packager::Manifest m = installer::read_payload(run.payload, {});
-    std::size_t carried = 0;
-    for (const auto& f : m.files) carried += f.carried;
-    std::string delta = m.base.empty() ? ""
-                                       : fmt::format("; a delta on {}: {} of its files come from the base", m.base,
-                                                     m.files.size() - carried);
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", run.package.c_str(), carried,
-                signed_by.c_str(), delta.c_str());
+    const std::size_t from_base = m.files_from_base();
+    std::string delta =
+        m.base.empty() ? "" : fmt::format("; a delta on {}: {} of its files come from the base", m.base, from_base);
+    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", run.package.c_str(),
+                m.files.size() - from_base, signed_by.c_str(), delta.c_str());
     return 0;
   } catch (const VerifyError& e) {
     std::fprintf(stderr, "skb: error: %s: %s\n", v.run_file.c_str(), e.what());

@@ -1,7 +1,5 @@
 #include "generator/generate.h"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <atomic>
 #include <cstdlib>
@@ -65,9 +63,7 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
 // SKB_BUILDER to tell themselves apart).
 std::string builder_name(const fs::path& local_dir) {
   if (const char* b = std::getenv("SKB_BUILDER"); b && *b) return b;
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  return std::string(host) + ":" + local_dir.string();
+  return store::host_name() + ":" + local_dir.string();
 }
 
 // OUT/cache/config.json for the compile steps, when the build has a kernel store (removed when

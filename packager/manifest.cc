@@ -69,6 +69,11 @@ bool is_safe_relative_path(std::string_view path) {
   return true;
 }
 
+std::size_t Manifest::files_from_base() const {
+  return static_cast<std::size_t>(
+      std::count_if(files.begin(), files.end(), [](const PackageFile& f) { return !f.carried; }));
+}
+
 std::string manifest_json(const Manifest& m) {
   Json kernels = Json::array();
   for (const auto& k : m.kernels)

@@ -52,6 +52,9 @@ struct Manifest {
   std::vector<PackageKernel> kernels;  // sorted by name
   std::vector<PackageFile> files;      // sorted by path
   std::uint64_t installed_size = 0;    // sum of file sizes
+
+  /// How many of its files a delta package takes from its base (0 for a whole package).
+  std::size_t files_from_base() const;
 };
 
 inline constexpr const char* kManifestName = "manifest.json";

@@ -354,10 +354,10 @@ std::optional<EntryFiles> KernelCache::claim(const std::string& name,
   };
   bool waiting = false;
   std::uint64_t said_at = kSayWaitAfterMs;
+  // Counts how the step ended: the time it waited, if it did, and whether it took another
+  // builder's entry (waiting or not: an entry stored before its own claim was taken).
   auto stop_waiting = [&](bool took) {
-    if (!waiting) return;
-    std::uint64_t ms = waited_ms();
-    for (Stats* s : {t.stats, &stats_.total}) s->wait_ms += ms, s->taken += took;
+    for (Stats* s : {t.stats, &stats_.total}) s->wait_ms += waiting ? waited_ms() : 0, s->taken += took;
   };
   try {
     for (;;) {
@@ -371,7 +371,6 @@ std::optional<EntryFiles> KernelCache::claim(const std::string& name,
         if (auto object = t.store->get(key)) {
           if (auto files = take(t, name, *object, check, waiting)) {
             t.store->release(key, token);
-            waiting = true;  // counted as taken, with what waiting there was
             stop_waiting(true);
             return files;
           }
@@ -507,7 +506,7 @@ int report_cache(const fs::path& build_dir, const common::Diag& diag) {
   fs::remove(dir / kLog, ec);
   const Stats& t = total.total;
   std::string claims;  // with builders that share the store: who compiled what
-  if (t.claims + t.waited > 0)
+  if (t.claims + t.waited + t.taken > 0)
     claims = fmt::format("; {} compiled under a claim, {} taken from other builders, {} waited for ({:.1f} s)",
                          t.claims, t.taken, t.waited, t.wait_ms / 1000.0);
   diag.note(

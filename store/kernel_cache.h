@@ -49,8 +49,9 @@ trust::TrustedKeys trusted_keys_of(const Settings& s);
 /// corrupt entries (damaged, truncated, of other files or another toolchain), untrusted entries
 /// (unsigned, or not signed by a trusted key) and lookups that failed are misses too; errors
 /// counts every store operation that failed. Of the misses, claims are the kernels this builder
-/// claimed and compiled, waited those another builder had claimed, taken those of them it then
-/// found in the store (the others it compiled after all), and wait_ms the time it waited.
+/// claimed and compiled, taken those another builder compiled and it took from the store
+/// instead (after waiting for them, or found there once it could claim them), waited those
+/// another builder held the claim of when it looked, and wait_ms the time it waited.
 struct Stats {
   std::uint64_t hits = 0, misses = 0, uploads = 0, corrupt = 0, untrusted = 0, errors = 0, bytes_down = 0, bytes_up = 0,
                 evictions = 0;

@@ -41,15 +41,11 @@ void Lease::renew_until_stopped() {
   }
 }
 
-namespace {
-
 std::string host_name() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   return host;
 }
-
-}  // namespace
 
 bool claimant_is_dead(const std::string& token) {
   const std::string host = host_name();

@@ -32,6 +32,9 @@ class Lease {
   std::thread renewer_;
 };
 
+/// This machine's host name: what claim tokens and builder names begin with.
+std::string host_name();
+
 /// A token no other claim has: host, process and 64 random bits.
 std::string claim_token();
 

@@ -137,12 +137,9 @@ int run(const Args& a, const common::Diag& diag) {
           m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
           static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
           m.skb_version.c_str(), signed_by.c_str());
-      if (!m.base.empty()) {
-        std::size_t from_base = 0;
-        for (const auto& f : m.files) from_base += !f.carried;
+      if (!m.base.empty())
         std::printf("base:        %s (a delta: %zu of its %zu files are taken from the library)\n", m.base.c_str(),
-                    from_base, m.files.size());
-      }
+                    m.files_from_base(), m.files.size());
     }
     if (a.list) {
       std::set<std::string> from_base;  // binaries the payload leaves to the base
@@ -159,10 +156,9 @@ int run(const Args& a, const common::Diag& diag) {
   if (a.check) {
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
-    std::size_t carried = 0;
-    for (const auto& f : m.files) carried += f.carried;
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", m.package.c_str(), carried,
-                signed_by.c_str(), m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
+    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", m.package.c_str(),
+                m.files.size() - m.files_from_base(), signed_by.c_str(),
+                m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
     return kExitOk;
   }
   if (!a.extract.empty()) {

@@ -135,21 +135,20 @@ void FileSink::write_one(const Job& job) {
   if (::close(fd) != 0) throw common::Error(fmt::format("{}: write failed: {}", out.string(), std::strerror(errno)));
 }
 
-bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out) {
-  if (!installed_) return false;
-  auto it = installed_->find(want.sha256);
-  if (it == installed_->end()) return false;
+bool holds_bytes(const fs::path& file, const packager::PackageFile& want) {
   std::error_code ec;
-  // The installed file is what its manifest says, or it is not linked: a damaged copy is never
-  // spread to another package.
-  if (fs::file_size(it->second, ec) != want.size || ec || !fs::is_regular_file(fs::symlink_status(it->second, ec)))
-    return false;
+  if (!fs::is_regular_file(fs::symlink_status(file, ec)) || fs::file_size(file, ec) != want.size || ec) return false;
   try {
-    if (common::sha256_file(it->second) != want.sha256) return false;
+    return common::sha256_file(file) == want.sha256;
   } catch (const common::Error&) {
     return false;
   }
-  return ::link(it->second.c_str(), out.c_str()) == 0;
+}
+
+bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out) {
+  if (!installed_) return false;
+  auto it = installed_->find(want.sha256);
+  return it != installed_->end() && holds_bytes(it->second, want) && ::link(it->second.c_str(), out.c_str()) == 0;
 }
 
 }  // namespace skb::installer

@@ -18,6 +18,10 @@ namespace skb::installer {
 /// once however many packages hold it.
 using InstalledFiles = std::unordered_map<std::string, std::filesystem::path>;
 
+/// True when `file` is a regular file that still holds `want`'s bytes (its size, then its
+/// sha256): only such a copy is linked, so a copy damaged since it was installed is never spread.
+bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile& want);
+
 /// Checks and writes the files of a payload on a second thread while the caller decompresses
 /// the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against the
 /// manifest and, with a destination, created below it (never through a symlink, never over an

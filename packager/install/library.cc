@@ -110,15 +110,7 @@ void Library::check_base_files(const packager::Manifest& m, const std::vector<co
   std::vector<std::string> missing;
   for (const packager::PackageFile* f : files) {
     auto it = installed.find(f->sha256);
-    std::error_code ec;
-    bool held = false;
-    if (it != installed.end() && fs::file_size(it->second, ec) == f->size && !ec) {
-      try {
-        held = common::sha256_file(it->second) == f->sha256;
-      } catch (const Error&) {
-      }
-    }
-    if (!held) missing.push_back(f->path);
+    if (it == installed.end() || !holds_bytes(it->second, *f)) missing.push_back(f->path);
   }
   if (missing.empty()) return;
   throw BaseMissingError(fmt::format(
