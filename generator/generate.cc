@@ -18,6 +18,7 @@
 #include "generator/scan.h"
 #include "generator/summary.h"
 #include "opmodel/discovery.h"
+#include "packager/launch.h"
 #include "store/kernel_cache.h"
 #include "store/module.h"
 
@@ -131,9 +132,15 @@ void write_infos(const fs::path& kdir, const std::vector<Kernel>& kernels, unsig
 
 std::string plan_json(const Plan& plan, const Toolchain& tc) {
   common::Json kernels = common::Json::array();
-  for (const Kernel& k : plan.kernels)
+  for (const Kernel& k : plan.kernels) {
     kernels.push_back(
         {{"name", k.name}, {"op_type", k.op_type}, {"variant", k.variant == Variant::kStatic ? "static" : "dynamic"}});
+    if (tc.launch_device != "host") {
+      packager::Launch l{tc.launch_device, 0, tc.launch_block, tc.launch_max_grid};
+      if (k.variant == Variant::kStatic) l.grid = packager::launch_grid(k.work, l.block, l.max_grid);
+      kernels.back()["launch"] = packager::launch_json(l);
+    }
+  }
   common::Json j = {{"soc", tc.soc},
                     {"soc_version", tc.soc_version},
                     {"core_type", tc.core_type},

@@ -53,6 +53,21 @@ std::string unsupported_reason(const OpRecord& r, const Toolchain& tc) {
   return "";
 }
 
+namespace {
+
+// Elements of the call's first output tensor (saturating; 0 when it has none).
+std::int64_t first_output_elements(const OpRecord& record) {
+  for (const auto& slot : record.outputs)
+    for (const auto& t : slot.tensors) {
+      std::int64_t n = 1;
+      for (std::int64_t d : t.shape) n = d <= 0 ? 0 : n > INT64_MAX / d ? INT64_MAX : n * d;
+      return n;
+    }
+  return 0;
+}
+
+}  // namespace
+
 Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
   if (with_dynamic && tc.dynamic_entry.empty())
     throw common::Error(
@@ -77,6 +92,7 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
     k.signature = signature;
     k.source = source;
     k.defines = separate_lists(kernel_defines(record, Variant::kStatic), tc.list_separator);
+    k.work = first_output_elements(record);
     plan.kernels.push_back(std::move(k));
     ++plan.planned[record.op_type];
     if (with_dynamic) {

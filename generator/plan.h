@@ -20,6 +20,7 @@ struct Kernel {
   Variant variant = Variant::kStatic;
   const OpTemplate* source = nullptr;
   std::vector<std::string> defines;
+  std::int64_t work = 0;  // elements of its first output: what a device launch's grid covers
 };
 
 /// What the generator will build, and what it will not and why.

@@ -80,6 +80,9 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   tc.sidecar = p.sidecar;
   tc.core_type = p.core_type;
   tc.block_dim = p.block_dim;
+  tc.launch_device = p.launch_device;
+  tc.launch_block = p.launch_block;
+  tc.launch_max_grid = p.launch_max_grid;
   fs::path template_dir = (profile.parent_path() / p.template_dir).lexically_normal();
   if (!fs::is_directory(template_dir))
     throw FieldError("/template_dir", fmt::format("expected a folder, {} is not one", template_dir.string()));

@@ -38,7 +38,9 @@ struct Toolchain {
   bool soc_known = true;    // soc_version is in the SoC table (or is the profile's default)
   int core_type = 0;
   std::uint32_t block_dim = 1;
-  bool sidecar = false;              // each compile also writes the compiler's JSON of the kernel ({sidecar})
+  bool sidecar = false;                // each compile also writes the compiler's JSON of the kernel ({sidecar})
+  std::string launch_device = "host";  // cuda: the runtime launches its kernels (profile's "launch")
+  std::uint32_t launch_block = 0, launch_max_grid = 0;
   std::vector<std::string> formats;  // storage formats its templates lay out; empty: any
   std::map<std::string, OpTemplate> ops;
   /// What decides a kernel's bytes (never where skb is installed), and its hash: what every

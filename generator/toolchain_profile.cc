@@ -76,7 +76,8 @@ ProfileSpec parse_profile_spec(const Json& doc) {
       "name",    "description", "compiler",  "identify",      "command",
       "flags",   "suffix",      "entry",     "dynamic_entry", "template_dir",
       "headers", "default_soc", "launcher",  "ops",           "define_list_separator",
-      "link",    "formats",     "core_type", "block_dim",     "sidecar"};
+      "link",    "formats",     "core_type", "block_dim",     "sidecar",
+      "launch"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -139,6 +140,18 @@ ProfileSpec parse_profile_spec(const Json& doc) {
 
   if (root.has("core_type")) p.core_type = static_cast<int>(root.at("core_type").integer(0, 255));
   if (root.has("block_dim")) p.block_dim = static_cast<std::uint32_t>(root.at("block_dim").integer(1, 1 << 20));
+
+  if (root.has("launch")) {
+    Field launch = root.at("launch");
+    launch.expect_object();
+    for (const auto& [key, value] : launch.json().items())
+      if (key != "device" && key != "block" && key != "max_grid")
+        throw FieldError(launch.pointer() + "/" + common::pointer_token(key), "expected device, block or max_grid");
+    p.launch_device = launch.at("device").string(16);
+    if (p.launch_device != "cuda") launch.at("device").fail("\"cuda\" (host kernels need no launch)");
+    p.launch_block = static_cast<std::uint32_t>(launch.at("block").integer(1, 1024));
+    p.launch_max_grid = static_cast<std::uint32_t>(launch.at("max_grid").integer(1, 0x7fffffff));
+  }
 
   Field ops = root.at("ops");
   ops.expect_object();

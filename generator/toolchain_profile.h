@@ -23,7 +23,11 @@ struct ProfileSpec {
   int core_type = 0;                 // what the operator library's index says of every kernel:
   std::uint32_t block_dim = 1;       // opbase's CoreType number, and the cores a launch takes
   bool sidecar = false;              // the compiler writes its own JSON of each kernel to {sidecar}
-  std::vector<Op> ops;               // in key order
+  // Kernels that run on a device: how the runtime launches them ("launch": device, block,
+  // max_grid). Device "host" (no "launch"): shared objects the runtime calls.
+  std::string launch_device = "host";
+  std::uint32_t launch_block = 0, launch_max_grid = 0;
+  std::vector<Op> ops;  // in key order
 };
 
 /// Validates a parsed profile. Throws common::FieldError with the JSON pointer of the first

@@ -127,6 +127,14 @@ Collected collect_kernels(const fs::path& build_dir) {
     pk.value_depend_index = std::move(facts.value_depend_index);
     pk.core_type = core_type;
     pk.block_dim = block_dim;
+    if (k.contains("launch")) {
+      try {
+        pk.launch = parse_launch(common::Field(k.at("launch"), "/launch"));
+      } catch (const common::FieldError& e) {
+        problems.push_back(fmt::format("{}: {}: {}", name, plan_path.filename().string(), e.describe()));
+        continue;
+      }
+    }
     // In the package, <name>.json beside the kernel is what opbase reads: the compiler's sidecar
     // when the toolchain makes one (then skb's build record is <name>.build.json), else the record.
     struct Packed {

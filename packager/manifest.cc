@@ -76,7 +76,7 @@ std::size_t Manifest::files_from_base() const {
 
 std::string manifest_json(const Manifest& m) {
   Json kernels = Json::array();
-  for (const auto& k : m.kernels)
+  for (const auto& k : m.kernels) {
     kernels.push_back({{"name", k.name},
                        {"op_type", k.op_type},
                        {"variant", k.variant},
@@ -88,6 +88,8 @@ std::string manifest_json(const Manifest& m) {
                        {"block_dim", k.block_dim},
                        {"workspace", k.workspace},
                        {"value_depend_index", k.value_depend_index}});
+    if (k.launch.on_device()) kernels.back()["launch"] = launch_json(k.launch);
+  }
   Json files = Json::array();
   for (const auto& f : m.files) {
     files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
@@ -187,6 +189,12 @@ Manifest parse_manifest(const Json& doc) {
     }
     if (pk.variant != "static" && pk.variant != "dynamic")
       throw FieldError(k.at("variant").pointer(), "expected \"static\" or \"dynamic\"");
+    if (k.has("launch")) {
+      pk.launch = parse_launch(k.at("launch"));
+      if ((pk.launch.grid == 0) != (pk.variant == "dynamic"))
+        throw FieldError(k.at("launch").at("grid").pointer(),
+                         "expected a grid for a static kernel, 0 (from the call) for a dynamic one");
+    }
     bool listed = std::binary_search(m.files.begin(), m.files.end(), PackageFile{pk.bin, "", 0},
                                      [](const PackageFile& a, const PackageFile& b) { return a.path < b.path; });
     if (!listed) throw FieldError(k.at("bin").pointer(), "expected the path of a file listed in /files");

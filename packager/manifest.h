@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/json_input.h"
+#include "packager/launch.h"
 
 namespace skb::packager {
 
@@ -38,6 +39,8 @@ struct PackageKernel {
   // The flat positions of the call's value-depend inputs: the composite engine keys their data
   // only for the positions its op entry lists (valueDependIndex).
   std::vector<std::int64_t> value_depend_index;
+  // How the runtime launches it, for a kernel that runs on a device (cuda); device "host" else.
+  Launch launch;
 };
 
 /// manifest.json: the first entry of every payload, and kept in each installed package.

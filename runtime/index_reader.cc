@@ -46,6 +46,7 @@ IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& roo
   if (k.sha256.size() != 64) e.at("sha256").fail("expected 64 hex digits");
   k.variant = e.at("variant").string(16);
   if (k.variant != "static" && k.variant != "dynamic") e.at("variant").fail("expected \"static\" or \"dynamic\"");
+  if (e.has("launch")) k.launch = packager::parse_launch(e.at("launch"));
   return k;
 }
 

@@ -4,12 +4,15 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "packager/launch.h"
+
 namespace skb::runtime {
 
 /// One kernel as the operator library's index lists it.
 struct IndexEntry {
   std::string op_type, key, kernel_name, package, entry, sha256, variant;
   std::filesystem::path bin;  // absolute
+  packager::Launch launch;    // device "host" for a host kernel
 };
 
 /// The merged index of one SoC: config/<soc>/binary_info_config.json of an operator library.

@@ -4,22 +4,55 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "common/sha256.h"
+#include "runtime/cuda_driver.h"
 #include "skb/runtime.h"
 
 namespace skb::runtime {
+namespace {
+
+constexpr std::size_t kMaxKernelSize = std::size_t{1} << 30;
+
+void check_sha(const IndexEntry& entry, const std::string& sha) {
+  if (sha != entry.sha256)
+    throw RuntimeError(SKB_ERR_INTEGRITY, fmt::format("kernel {}: {} has sha256 {}, the index says {}; not loaded",
+                                                      entry.kernel_name, entry.bin.string(), sha, entry.sha256));
+}
+
+}  // namespace
 
 std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
+  std::shared_ptr<KernelModule> m(new KernelModule);
+  if (entry.launch.on_device()) {
+    CudaDriver& cuda = CudaDriver::get();
+    std::string bytes;
+    try {
+      bytes = common::read_file(entry.bin, kMaxKernelSize);
+    } catch (const common::Error& e) {
+      throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
+    }
+    check_sha(entry, common::sha256_hex(bytes));
+    CudaDriver::Scope scope(cuda);
+    CudaDriver::Module module = nullptr;
+    cuda.check(cuda.cuModuleLoadData(&module, bytes.data()),
+               fmt::format("kernel {}: loading {}", entry.kernel_name, entry.bin.string()), SKB_ERR_LOAD);
+    m->handle_ = module;
+    m->cuda_ = &cuda;
+    CudaDriver::Function fn = nullptr;
+    cuda.check(cuda.cuModuleGetFunction(&fn, module, entry.entry.c_str()),
+               fmt::format("kernel {}: entry {} of {}", entry.kernel_name, entry.entry, entry.bin.string()),
+               SKB_ERR_LOAD);
+    m->symbol_ = fn;
+    return m;
+  }
   std::string sha;
   try {
     sha = common::sha256_file(entry.bin);
   } catch (const common::Error& e) {
     throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
   }
-  if (sha != entry.sha256)
-    throw RuntimeError(SKB_ERR_INTEGRITY, fmt::format("kernel {}: {} has sha256 {}, the index says {}; not loaded",
-                                                      entry.kernel_name, entry.bin.string(), sha, entry.sha256));
-  std::shared_ptr<KernelModule> m(new KernelModule);
+  check_sha(entry, sha);
   m->handle_ = dlopen(entry.bin.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m->handle_) throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, dlerror()));
   m->symbol_ = dlsym(m->handle_, entry.entry.c_str());
@@ -30,7 +63,16 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
 }
 
 KernelModule::~KernelModule() {
-  if (handle_) dlclose(handle_);
+  if (!handle_) return;
+  if (cuda_) {
+    try {
+      CudaDriver::Scope scope(*cuda_);
+      cuda_->cuModuleUnload(handle_);
+    } catch (const RuntimeError&) {
+    }
+  } else {
+    dlclose(handle_);
+  }
 }
 
 }  // namespace skb::runtime

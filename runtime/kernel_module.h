@@ -6,23 +6,31 @@
 
 namespace skb::runtime {
 
-/// A kernel binary checked against the index's sha256, then loaded with dlopen. Unloaded when the
-/// last holder lets go.
+class CudaDriver;
+
+/// A kernel binary checked against the index's sha256, then loaded: a host kernel with dlopen,
+/// a cuda kernel's cubin into the device's primary context (from the very bytes that were
+/// hashed). Unloaded when the last holder lets go.
 class KernelModule {
  public:
-  /// Throws LoadError when the file cannot be read or loaded or lacks its entry symbol, and
-  /// IntegrityError when its bytes do not hash to the index's sha256.
+  /// Throws RuntimeError: SKB_ERR_LOAD when the file cannot be read or loaded or lacks its entry
+  /// symbol, SKB_ERR_INTEGRITY when its bytes do not hash to the index's sha256,
+  /// SKB_ERR_UNSUPPORTED when a cuda kernel finds no driver or GPU.
   static std::shared_ptr<KernelModule> load(const IndexEntry& entry);
   ~KernelModule();
   KernelModule(const KernelModule&) = delete;
   KernelModule& operator=(const KernelModule&) = delete;
 
+  /// The entry: a host function, or a cuda kernel's CUfunction.
   void* symbol() const { return symbol_; }
+  /// The driver a cuda kernel was loaded with; nullptr for a host kernel.
+  CudaDriver* cuda() const { return cuda_; }
 
  private:
   KernelModule() = default;
-  void* handle_ = nullptr;
+  void* handle_ = nullptr;  // dlopen handle, or CUmodule
   void* symbol_ = nullptr;
+  CudaDriver* cuda_ = nullptr;
 };
 
 /// Errors of the runtime, each with its C status code.

@@ -18,11 +18,15 @@
 #include "opmodel/support.h"
 #include "packager/manifest.h"
 #include "runtime/call_args.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/cuda_launch.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
 #include "runtime/nearest.h"
 
 using skb::runtime::CallArgs;
+using skb::runtime::CudaDriver;
+using skb::runtime::CudaLaunch;
 using skb::runtime::Index;
 using skb::runtime::IndexEntry;
 using skb::runtime::KernelModule;
@@ -39,7 +43,8 @@ struct skb_runtime {
 
 struct skb_op {
   std::shared_ptr<KernelModule> module;
-  std::unique_ptr<CallArgs> args;  // dynamic kernels only
+  std::unique_ptr<CallArgs> args;    // dynamic host kernels only
+  std::unique_ptr<CudaLaunch> cuda;  // cuda kernels only
   int kind = SKB_KERNEL_STATIC;
   std::string name, package;
 };
@@ -73,8 +78,16 @@ void require(bool ok, const char* what) {
   if (!ok) throw RuntimeError(SKB_ERR_INVALID, what);
 }
 
+// The index; and the driver, when the library holds cuda kernels (so that a machine without one
+// learns it when it opens the library, not at its first call).
 std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
-  return std::make_shared<const Index>(skb::runtime::read_index(rt.root, rt.soc));
+  auto index = std::make_shared<const Index>(skb::runtime::read_index(rt.root, rt.soc));
+  for (const auto& [key, entry] : index->by_key)
+    if (entry.launch.on_device()) {
+      CudaDriver::get();
+      break;
+    }
+  return index;
 }
 
 std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entry) {
@@ -95,6 +108,80 @@ skb::opmodel::OpRecord parse_call(const char* op_json) {
   } catch (const skb::common::FieldError& e) {
     throw RuntimeError(SKB_ERR_INVALID, "op description: " + e.describe());
   }
+}
+
+}  // namespace
+
+namespace {
+
+int run_on_host(const skb_op* op, const void* const* inputs, void* const* outputs) {
+  int rc = op->kind == SKB_KERNEL_DYNAMIC
+               ? reinterpret_cast<skb_kernel_dynamic_fn>(op->module->symbol())(op->args->get(), inputs, outputs)
+               : reinterpret_cast<skb_kernel_fn>(op->module->symbol())(inputs, outputs);
+  if (rc != 0) {
+    last_error = fmt::format("kernel {} returned {}", op->name, rc);
+    return SKB_ERR_KERNEL;
+  }
+  last_error.clear();
+  return SKB_OK;
+}
+
+// A cuda kernel's error names the kernel.
+template <typename F>
+int on_device(const skb_op* op, F&& body) {
+  return guarded([&] {
+    try {
+      body(*op->cuda, *op->module);
+    } catch (const RuntimeError& e) {
+      throw RuntimeError(e.code, fmt::format("kernel {}: {}", op->name, e.what()));
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic_only) {
+  return guarded([&] {
+    require(rt && op_json && out, "skb_runtime_find: NULL argument");
+    *out = nullptr;
+    skb::opmodel::OpRecord record = parse_call(op_json);
+    if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())
+      throw RuntimeError(SKB_ERR_UNSUPPORTED, record.op_type + ": " + why);
+    std::shared_ptr<const Index> index;
+    {
+      std::lock_guard<std::mutex> lock(rt->mu);
+      index = rt->index;
+    }
+    auto op = std::make_unique<skb_op>();
+    auto hit = dynamic_only ? index->by_key.end()
+                            : index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
+    if (hit == index->by_key.end()) {
+      hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)));
+      if (hit == index->by_key.end())
+        throw RuntimeError(
+            SKB_ERR_NOT_FOUND,
+            dynamic_only ? fmt::format("{}: no dynamic kernel for its dtypes in SoC {}", record.op_type, index->soc)
+                         : fmt::format("{}: no static kernel for this call and no dynamic kernel for "
+                                       "its dtypes in SoC {}",
+                                       record.op_type, index->soc));
+    }
+    const IndexEntry& entry = hit->second;
+    if (entry.variant == "dynamic") {
+      if (std::string why = skb::opmodel::unsupported_by_dynamic(record); !why.empty())
+        throw RuntimeError(SKB_ERR_UNSUPPORTED,
+                           fmt::format("{}: no static kernel for this call, and {}", record.op_type, why));
+      op->kind = SKB_KERNEL_DYNAMIC;
+      if (!entry.launch.on_device()) op->args = std::make_unique<CallArgs>(record);
+    }
+    if (entry.launch.on_device())
+      op->cuda = std::make_unique<CudaLaunch>(record, entry.launch, op->kind == SKB_KERNEL_DYNAMIC);
+    op->module = module_for(*rt, entry);
+    op->name = entry.kernel_name;
+    op->package = entry.package;
+    *out = op.release();
+  });
 }
 
 }  // namespace
@@ -136,40 +223,11 @@ const char* skb_last_error(void) { return last_error.c_str(); }
 void skb_runtime_close(skb_runtime* rt) { delete rt; }
 
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
-  return guarded([&] {
-    require(rt && op_json && out, "skb_runtime_find: NULL argument");
-    *out = nullptr;
-    skb::opmodel::OpRecord record = parse_call(op_json);
-    if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())
-      throw RuntimeError(SKB_ERR_UNSUPPORTED, record.op_type + ": " + why);
-    std::shared_ptr<const Index> index;
-    {
-      std::lock_guard<std::mutex> lock(rt->mu);
-      index = rt->index;
-    }
-    auto op = std::make_unique<skb_op>();
-    auto hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
-    if (hit == index->by_key.end()) {
-      hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)));
-      if (hit == index->by_key.end())
-        throw RuntimeError(SKB_ERR_NOT_FOUND,
-                           fmt::format("{}: no static kernel for this call and no dynamic kernel for "
-                                       "its dtypes in SoC {}",
-                                       record.op_type, index->soc));
-    }
-    const IndexEntry& entry = hit->second;
-    if (entry.variant == "dynamic") {
-      if (std::string why = skb::opmodel::unsupported_by_dynamic(record); !why.empty())
-        throw RuntimeError(SKB_ERR_UNSUPPORTED, fmt::format("{}: no static kernel for this call, and {}",
-                                                            record.op_type, why));
-      op->kind = SKB_KERNEL_DYNAMIC;
-      op->args = std::make_unique<CallArgs>(record);
-    }
-    op->module = module_for(*rt, entry);
-    op->name = entry.kernel_name;
-    op->package = entry.package;
-    *out = op.release();
-  });
+  return find_kernel(rt, op_json, out, false);
+}
+
+int skb_runtime_find_dynamic(skb_runtime* rt, const char* op_json, skb_op** out) {
+  return find_kernel(rt, op_json, out, true);
 }
 
 int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t size, size_t* needed) {
@@ -205,15 +263,29 @@ int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs
     last_error = "skb_op_run: op is NULL";
     return SKB_ERR_INVALID;
   }
-  int rc = op->kind == SKB_KERNEL_DYNAMIC
-               ? reinterpret_cast<skb_kernel_dynamic_fn>(op->module->symbol())(op->args->get(), inputs, outputs)
-               : reinterpret_cast<skb_kernel_fn>(op->module->symbol())(inputs, outputs);
-  if (rc != 0) {
-    last_error = fmt::format("kernel {} returned {}", op->name, rc);
-    return SKB_ERR_KERNEL;
-  }
-  return SKB_OK;
+  if (!op->cuda) return run_on_host(op, inputs, outputs);
+  return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run(m, inputs, outputs); });
 }
+
+int skb_op_run_host(const skb_op* op, const void* const* inputs, void* const* outputs) {
+  if (!op) {
+    last_error = "skb_op_run_host: op is NULL";
+    return SKB_ERR_INVALID;
+  }
+  if (!op->cuda) return run_on_host(op, inputs, outputs);
+  return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run_host(m, inputs, outputs); });
+}
+
+int skb_op_launch(const skb_op* op, const void* const* inputs, void* const* outputs, void* stream) {
+  if (!op) {
+    last_error = "skb_op_launch: op is NULL";
+    return SKB_ERR_INVALID;
+  }
+  if (!op->cuda) return run_on_host(op, inputs, outputs);
+  return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.launch(m, inputs, outputs, stream); });
+}
+
+int skb_op_device(const skb_op* op) { return !op ? 0 : op->cuda ? SKB_DEVICE_CUDA : SKB_DEVICE_HOST; }
 
 int skb_op_kind(const skb_op* op) { return op ? op->kind : 0; }
 const char* skb_op_kernel_name(const skb_op* op) { return op ? op->name.c_str() : ""; }

@@ -75,6 +75,7 @@ std::map<std::string, std::string> merged_indexes(const std::vector<packager::Ma
                 {"package", m->package},
                 {"sha256", found == shas.end() ? std::string() : std::string(found->second)},
                 {"variant", k->variant}};
+      if (k->launch.on_device()) e["launch"] = launch_json(k->launch);
       Json& op = index[k->op_type];
       if (op.is_null())
         op = {{"dynamicRankSupport", true},

@@ -19,8 +19,8 @@ namespace {
 using skb::common::Error;
 
 struct Counts {
-  std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, unsupported = 0, invalid = 0, match = 0,
-              differ = 0;
+  std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, unsupported = 0, invalid = 0,
+              match = 0, differ = 0;
 };
 
 std::vector<const void*> const_pointers(const std::vector<skb::reference::Buffer>& buffers) {
@@ -50,8 +50,7 @@ void explain(skb_runtime* rt, const std::filesystem::path& file, const std::stri
   fmt::print("  {}: {}\n", file.filename().string(), why);
 }
 
-void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, std::mt19937& rng,
-            Counts& n) {
+void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, std::mt19937& rng, Counts& n) {
   std::string text = skb::common::read_file(file, 64 << 20);
   ++n.calls;
   skb_op* op = nullptr;
@@ -70,7 +69,7 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
   auto out = skb::reference::make_outputs(record);
   auto in_ptr = const_pointers(in);
   auto out_ptr = pointers(out);
-  if (skb_op_run(op, in_ptr.data(), out_ptr.data()) != SKB_OK)
+  if (skb_op_run_host(op, in_ptr.data(), out_ptr.data()) != SKB_OK)
     throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
   bool is_static = skb_op_kind(op) == SKB_KERNEL_STATIC;
   ++(is_static ? n.static_kernels : n.dynamic_kernels);

@@ -68,9 +68,45 @@ step "the graph's package holds the cubins"
 run=$(json_get out90/package.json 'j["run"]')
 expect_eq "$(sh "$run" --list | grep -c '\.cubin$')" "$planned" "cubins listed by the .run"
 
-step "--dynamic is refused: the cuda toolchain has no dynamic kernels"
-if skb-generate -p dump -o outdyn --toolchain cuda --dynamic -q 2>err; then fail "--dynamic accepted"; fi
-grep -q "toolchain cuda builds no dynamic kernels" err || fail "unexpected message: $(cat err)"
+step "--dynamic adds one dynamic cubin per (op, dtypes), entry skb_kernel_dynamic"
+skb-generate -p dump -o outdyn --toolchain cuda --dynamic -q
+ninja -C outdyn >/dev/null
+dyn=$(json_get outdyn/plan.json '" ".join(k["name"] for k in j["kernels"] if k["variant"] == "dynamic")')
+[ -n "$dyn" ] || fail "no dynamic kernel planned"
+for k in $dyn; do
+  expect_eq "$(entries "outdyn/kernel_meta/$k.cubin")" "skb_kernel_dynamic" "$k: entries of the cubin"
+done
+echo "    $(wc -w <<<"$dyn") dynamic kernels"
+
+step "the package says how each kernel is launched, and the runtime needs a driver to open it"
+run=$(json_get outdyn/package.json 'j["run"]')
+sh "$run" -q --install-path="$PWD/lib" || fail "install"
+# A static kernel's grid covers its first output, 256 threads a block, at most 4096 blocks; a
+# dynamic one's is worked out for each call (0).
+python3 - lib <<'PY' || fail "launch fields"
+import glob, json, math, sys
+index = json.load(open(glob.glob(sys.argv[1] + "/opp/static_kernel/ai_core/config/sm_90/binary_info_config.json")[0]))
+n = 0
+for op, entry in index.items():
+    for e in entry["staticList"] + entry.get("skbList", []):
+        info = json.loads(open(glob.glob(sys.argv[1] + "/opp/static_kernel/ai_core/" +
+                                         e["binPath"].rsplit(".", 1)[0] + ".info")[0]).read())
+        l = e["launch"]
+        assert l["device"] == "cuda" and l["block"] == 256 and l["max_grid"] == 4096, e
+        if e["variant"] == "dynamic":
+            assert l["grid"] == 0, e
+        else:
+            y = next(t for t in info["outputs"] if t)
+            want = max(1, min(4096, math.ceil(math.prod(y["shape"]) / 256)))
+            assert l["grid"] == want, (e["kernelName"], l, y["shape"])
+        n += 1
+print("    %d index entries, each with its launch" % n)
+PY
+rc=0; SKB_CUDA_DRIVER=/nonexistent/libcuda.so.1 skb-replay --install-path lib dump >replay.out 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "skb-replay ran cuda kernels without a driver"
+grep -q "cuda kernels need the NVIDIA driver.*/nonexistent/libcuda.so.1" replay.out || fail "unclear: $(cat replay.out)"
+echo "    without a driver: $(head -1 replay.out | cut -c1-160)"
+
 step "the same shape rules: a contradicting record is refused, and its constants would not compile"
 mkdir -p bad
 cp "$SKB_SOURCE/tests/fuzz/corpus/op_record/hostile_shape_matmul_transpose_x2.json" bad/

@@ -6,7 +6,13 @@ matmuls under every adj/transpose), packages them with skb-package (static kerne
 dynamic twins), installs the .run, then runs every record, and as many calls of shapes the dump
 never saw (served by the dynamic kernels), through libskb_runtime's C API (ctypes) and compares
 every output with numpy's, per dtype. A failing case prints its record, so it can be replayed.
-usage: numpy_oracle.py BUILD_BIN WORK [--trials N] [--seed S]"""
+With --toolchain cuda, the records are of the ops the cuda toolchain declares, the kernels are
+cubins, and the calls run on the GPU (through skb_op_run_host: host buffers, copied). The work
+splits in two where the GPU machine cannot build: --phase prepare (records, package, install,
+calls.json; needs skb's build and the toolchain's compiler) and --phase check (runs calls.json
+against WORK/lib; needs only the runtime library and numpy).
+usage: numpy_oracle.py BUILD_BIN WORK [--trials N] [--seed S] [--toolchain host|cuda] [--soc SOC]
+                       [--phase all|prepare|check] [--runtime LIB] [--replay EXE]"""
 import argparse, ctypes, json, os, random, subprocess, sys
 
 import numpy as np
@@ -174,6 +180,7 @@ def transpose_record(rng, dt):
 
 
 MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record, unary_record, norm_record, transpose_record]
+CUDA_MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record, unary_record]  # cuda.json's ops
 
 
 def unsupported_records(dt):
@@ -197,7 +204,7 @@ class Runtime:
         L = self.lib
         L.skb_runtime_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         L.skb_runtime_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-        L.skb_op_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        L.skb_op_run_host.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         L.skb_op_kind.argtypes = [ctypes.c_void_p]
         L.skb_op_free.argtypes = [ctypes.c_void_p]
         L.skb_runtime_close.argtypes = [ctypes.c_void_p]
@@ -215,9 +222,9 @@ class Runtime:
         try:
             ins = (ctypes.c_void_p * len(inputs))(*[a.ctypes.data if a is not None else None for a in inputs])
             outs = (ctypes.c_void_p * len(outputs))(*[a.ctypes.data for a in outputs])
-            rc = self.lib.skb_op_run(op, ins, outs)
+            rc = self.lib.skb_op_run_host(op, ins, outs)
             if rc != 0:
-                raise RuntimeError("skb_op_run: %d: %s" % (rc, self.lib.skb_last_error().decode()))
+                raise RuntimeError("skb_op_run_host: %d: %s" % (rc, self.lib.skb_last_error().decode()))
             return "static" if self.lib.skb_op_kind(op) == 1 else "dynamic"
         finally:
             self.lib.skb_op_free(op)
@@ -272,14 +279,9 @@ def unseen_shape(rng, rec):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("bin")
-    ap.add_argument("work")
-    ap.add_argument("--trials", type=int, default=int(os.environ.get("SKB_ORACLE_TRIALS", "120")))
-    ap.add_argument("--seed", type=int, default=int(os.environ.get("SKB_ORACLE_SEED", "1")))
-    a = ap.parse_args()
-    rng, rng_np = random.Random(a.seed), np.random.default_rng(a.seed)
+def prepare(a, rng):
+    """Records, their package (static kernels and dynamic twins), installed into WORK/lib, and
+    every call to make (the records, then unseen shapes) in WORK/calls.json."""
     dump = os.path.join(a.work, "dump")
     os.makedirs(dump, exist_ok=True)
     # The supported twins of the unsupported records below, so that their op and dtypes have
@@ -292,25 +294,39 @@ def main():
     for rec in records:
         with open(os.path.join(dump, "twin_%s.json" % rec["op_type"]), "w") as f:
             json.dump(rec, f)
+    makers = CUDA_MAKERS if a.toolchain == "cuda" else MAKERS
     for i in range(a.trials):
-        rec = rng.choice(MAKERS)(rng, rng.choice(["float", "float16", "bfloat16"]))
+        rec = rng.choice(makers)(rng, rng.choice(["float", "float16", "bfloat16"]))
         records.append(rec)
         with open(os.path.join(dump, "%s_%d.json" % (rec["op_type"], i)), "w") as f:
             json.dump(rec, f)
     for i, rec in enumerate(unsupported_records("float")):
         with open(os.path.join(dump, "unsupported_%d.json" % i), "w") as f:
             json.dump(rec, f)
-    run = subprocess.run([os.path.join(a.bin, "skb-package"), "-p", dump, "-o", os.path.join(a.work, "out"), "--dynamic",
-                          "-q", "-j", str(os.cpu_count() or 2)], check=True, capture_output=True, text=True).stdout.strip()
+    cmd = [os.path.join(a.bin, "skb-package"), "-p", dump, "-o", os.path.join(a.work, "out"), "--dynamic", "-q",
+           "-j", str(os.cpu_count() or 2), "--toolchain", a.toolchain]
+    if a.soc:
+        cmd += ["--soc", a.soc]
+    run = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.strip()
     with open(os.path.join(a.work, "out", ".skb", "summary.json")) as f:
         unsupported = json.load(f)["unsupported"]
     for op in ("Relu", "MatMulV2"):
         if op not in unsupported:
             print("FAIL: skb-generate did not count the unsupported %s records: %s" % (op, unsupported))
-            return 1
+            return False
+    subprocess.run(["sh", run, "-q", "--install-path=" + os.path.join(a.work, "lib")], check=True)
+    calls = records + [u for u in (unseen_shape(rng, r) for r in records) if u]
+    with open(os.path.join(a.work, "calls.json"), "w") as f:
+        json.dump({"seed": a.seed, "toolchain": a.toolchain, "calls": calls}, f)
+    return True
+
+
+def check_calls(a, rng_np):
+    """Every call of WORK/calls.json through the runtime, against numpy; then skb-replay."""
+    with open(os.path.join(a.work, "calls.json")) as f:
+        calls = json.load(f)["calls"]
     lib = os.path.join(a.work, "lib")
-    subprocess.run(["sh", run, "-q", "--install-path=" + lib], check=True)
-    rt = Runtime(os.path.join(os.path.dirname(a.bin), "lib", "libskb_runtime.so"), lib)
+    rt = Runtime(a.runtime or os.path.join(os.path.dirname(a.bin), "lib", "libskb_runtime.so"), lib)
     # A served model's call of an attribute or layout the templates do not compute: refused.
     refused = 0
     for rec in unsupported_records("float"):
@@ -320,26 +336,46 @@ def main():
             print("FAIL: %s was not refused as unsupported (status %d)\n  record: %s" % (rec["op_type"], rc, json.dumps(rec)))
             return 1
         refused += 1
-    calls, kinds, failed = 0, {"static": 0, "dynamic": 0}, []
-    for rec in records + [u for u in (unseen_shape(rng, r) for r in records) if u]:
+    n, kinds, failed = 0, {"static": 0, "dynamic": 0}, []
+    for rec in calls:
         kind, why = check(rt, rec, rng_np)
-        calls += 1
+        n += 1
         kinds[kind] += 1
         if why:
             failed.append((rec, kind, why))
     for rec, kind, why in failed[:10]:
         print("FAIL: %s %s kernel: %s\n  record: %s" % (rec["op_type"], kind, why, json.dumps(rec)))
-    print("numpy oracle: %d calls (%d static, %d dynamic kernels), %d differed from numpy; %d unsupported calls refused" %
-          (calls, kinds["static"], kinds["dynamic"], len(failed), refused))
+    print("numpy oracle (%s): %d calls (%d static, %d dynamic kernels), %d differed from numpy; %d unsupported calls refused" %
+          (a.toolchain, n, kinds["static"], kinds["dynamic"], len(failed), refused))
     if failed:
         return 1
     # The product's own check on the same space: skb-replay's reference agrees with the kernels
     # that agree with numpy.
-    replay = subprocess.run([os.path.join(a.bin, "skb-replay"), "--install-path", lib, dump], capture_output=True, text=True)
+    replay_exe = a.replay or os.path.join(a.bin, "skb-replay")
+    replay = subprocess.run([replay_exe, "--install-path", lib, os.path.join(a.work, "dump")], capture_output=True, text=True)
     print("skb-replay: " + replay.stdout.strip().splitlines()[-1] if replay.stdout.strip() else replay.stderr)
     if replay.returncode != 0 or " 0 differed" not in replay.stdout:
         print("FAIL: skb-replay's reference disagrees with kernels numpy accepted:\n" + replay.stdout[-2000:] + replay.stderr)
         return 1
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bin")
+    ap.add_argument("work")
+    ap.add_argument("--trials", type=int, default=int(os.environ.get("SKB_ORACLE_TRIALS", "120")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("SKB_ORACLE_SEED", "1")))
+    ap.add_argument("--toolchain", default="host", choices=["host", "cuda"])
+    ap.add_argument("--soc", default="")
+    ap.add_argument("--phase", default="all", choices=["all", "prepare", "check"])
+    ap.add_argument("--runtime", default="", help="libskb_runtime.so (default: BUILD_BIN/../lib/)")
+    ap.add_argument("--replay", default="", help="skb-replay (default: BUILD_BIN/skb-replay)")
+    a = ap.parse_args()
+    if a.phase in ("all", "prepare") and not prepare(a, random.Random(a.seed)):
+        return 1
+    if a.phase in ("all", "check"):
+        return check_calls(a, np.random.default_rng(a.seed))
     return 0
 
 

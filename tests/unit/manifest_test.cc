@@ -57,6 +57,35 @@ TEST(Manifest, ValueDependPositionsAreSmallAndIncreasing) {
   EXPECT_TRUE(parse_manifest(d).kernels[0].value_depend_index.empty());
 }
 
+// A cuda kernel says how it is launched: a static one its grid, a dynamic one 0 (from the call).
+TEST(Manifest, ACudaKernelCarriesItsLaunch) {
+  Manifest m = sample();
+  m.kernels[0].launch = {"cuda", 80, 256, 4096};
+  Json d = Json::parse(manifest_json(m));
+  EXPECT_EQ(d["kernels"][0]["launch"], Json::parse(R"({"device":"cuda","grid":80,"block":256,"max_grid":4096})"));
+  EXPECT_EQ(manifest_json(parse_manifest(d)), manifest_json(m));
+  EXPECT_FALSE(Json::parse(manifest_json(sample()))["kernels"][0].contains("launch"));  // host: none
+  d["kernels"][0]["launch"]["grid"] = 0;
+  EXPECT_EQ(error_of(d),
+            "/kernels/0/launch/grid: expected a grid for a static kernel, 0 (from the call) for a dynamic one");
+  d["kernels"][0]["launch"]["grid"] = 5000;
+  EXPECT_NE(error_of(d).find("/kernels/0/launch/grid"), std::string::npos);
+  d["kernels"][0]["launch"]["grid"] = 1;
+  d["kernels"][0]["launch"]["block"] = 2048;
+  EXPECT_NE(error_of(d).find("/kernels/0/launch/block"), std::string::npos);
+  d["kernels"][0]["launch"]["block"] = 256;
+  d["kernels"][0]["launch"]["device"] = "host";
+  EXPECT_NE(error_of(d).find("/kernels/0/launch/device: expected \"cuda\""), std::string::npos) << error_of(d);
+}
+
+TEST(Manifest, ALaunchGridCoversTheFirstOutputInAtMostMaxGridBlocks) {
+  EXPECT_EQ(launch_grid(0, 256, 4096), 1u);
+  EXPECT_EQ(launch_grid(1, 256, 4096), 1u);
+  EXPECT_EQ(launch_grid(256, 256, 4096), 1u);
+  EXPECT_EQ(launch_grid(257, 256, 4096), 2u);
+  EXPECT_EQ(launch_grid(std::int64_t{1} << 40, 256, 4096), 4096u);
+}
+
 // A kernel whose call opbase's engines key differently has a key per engine; a package of skb
 // 0.1 says one key as a string.
 TEST(Manifest, OpbaseKeysAreUniqueKeysOfOpbasesForm) {

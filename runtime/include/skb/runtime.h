@@ -7,6 +7,13 @@
  * is installed. A kernel's bytes are checked against the index's sha256 before it is loaded, once
  * per process.
  *
+ * A library of cuda kernels (the cuda toolchain's cubins) needs the NVIDIA driver, which the
+ * runtime opens when it opens such a library (dlopen of libcuda.so.1, or of $SKB_CUDA_DRIVER):
+ * skb has no build or link dependency on CUDA. Without a driver or a GPU, skb_runtime_open
+ * fails with SKB_ERR_UNSUPPORTED, and skb_last_error names what is missing. Cuda kernels run on
+ * device 0 as the driver numbers them (CUDA_VISIBLE_DEVICES chooses it), in its primary context,
+ * the one the CUDA runtime API and the frameworks use.
+ *
  * Thread safety: every function may be called from any thread; an skb_op stays valid (and its
  * kernel loaded) until skb_op_free, even across skb_runtime_reload and skb_runtime_close. */
 #ifndef SKB_RUNTIME_H
@@ -24,12 +31,12 @@ typedef struct skb_op skb_op;
 /** Status codes. */
 enum {
   SKB_OK = 0,
-  SKB_ERR_INVALID = 1,   /* bad argument, an op description that is not a valid record, or one whose
-                            shapes contradict its op (e.g. a matmul's k under its transposes) */
-  SKB_ERR_NOT_FOUND = 2, /* no static and no dynamic kernel for this call */
-  SKB_ERR_INTEGRITY = 3, /* a kernel's bytes do not match the index: refused, never loaded */
-  SKB_ERR_LOAD = 4,      /* the library, its index or a kernel could not be read or loaded */
-  SKB_ERR_KERNEL = 5,    /* the kernel ran and returned an error */
+  SKB_ERR_INVALID = 1,    /* bad argument, an op description that is not a valid record, or one whose
+                             shapes contradict its op (e.g. a matmul's k under its transposes) */
+  SKB_ERR_NOT_FOUND = 2,  /* no static and no dynamic kernel for this call */
+  SKB_ERR_INTEGRITY = 3,  /* a kernel's bytes do not match the index: refused, never loaded */
+  SKB_ERR_LOAD = 4,       /* the library, its index or a kernel could not be read or loaded */
+  SKB_ERR_KERNEL = 5,     /* the kernel ran and returned an error */
   SKB_ERR_UNSUPPORTED = 6 /* skb's kernels do not compute what this call asks (an attribute or value
                              they do not implement, or a layout a dynamic kernel cannot index):
                              refused, never run by a kernel that would compute something else */
@@ -59,6 +66,10 @@ void skb_runtime_close(skb_runtime* rt);
     the kernel came from. */
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
 
+/** Resolves an op call to the dynamic kernel of its op and dtypes even when a static kernel
+ * serves it: to compare the two, or to check a dynamic kernel on calls the dump saw. */
+int skb_runtime_find_dynamic(skb_runtime* rt, const char* op_json, skb_op** out);
+
 /** Explains which kernel an op call gets, as one line of text, into buf (at most size bytes,
  * always NUL-terminated when size > 0; *needed, when not NULL, gets the whole length without
  * the NUL). For a call that finds its static kernel: that kernel. Otherwise: the installed static
@@ -68,9 +79,30 @@ int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
  * for it. */
 int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t size, size_t* needed);
 
+/** Where a kernel runs, and so whose memory skb_op_run and skb_op_launch take. */
+enum { SKB_DEVICE_HOST = 1, SKB_DEVICE_CUDA = 2 };
+
 /** Runs the kernel on buffers laid out as the record describes (one pointer per input and output
- * slot, NULL for an absent optional input). */
+ * slot, NULL for an absent optional input), in the memory of the kernel's device:
+ * - SKB_DEVICE_HOST: host memory;
+ * - SKB_DEVICE_CUDA: device memory of the current CUDA device's primary context (CUdeviceptr
+ *   values, as cudaMalloc and the frameworks' allocators give). The kernel runs on the default
+ *   stream; the call returns when it has finished, and a CUDA error becomes SKB_ERR_KERNEL with
+ *   the driver's message. */
 int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs);
+
+/** Runs the kernel on host buffers whatever its device: a cuda kernel's inputs are copied to
+ * device memory the call allocates, and its outputs copied back, before it returns. For a host
+ * kernel it is skb_op_run. */
+int skb_op_run_host(const skb_op* op, const void* const* inputs, void* const* outputs);
+
+/** Queues a cuda kernel on `stream` (a CUstream or cudaStream_t; NULL: the default stream) on
+ * device buffers, and returns without waiting for it: an error of the kernel itself shows at the
+ * stream's next synchronization. A host kernel runs before the call returns. */
+int skb_op_launch(const skb_op* op, const void* const* inputs, void* const* outputs, void* stream);
+
+/** SKB_DEVICE_HOST or SKB_DEVICE_CUDA. */
+int skb_op_device(const skb_op* op);
 
 /** SKB_KERNEL_STATIC or SKB_KERNEL_DYNAMIC. */
 int skb_op_kind(const skb_op* op);

@@ -1,7 +1,14 @@
 // Shapes and the index arithmetic that the host and the CUDA templates share: constant
-// expressions only, so static kernels (and nvcc, on the host side) fold them into constants.
+// expressions only, so static kernels fold them into constants, and (SKB_HD) device functions
+// too under nvcc, so that dynamic CUDA kernels compute the same parameters at run time.
 #pragma once
 #include <stdint.h>
+
+#ifdef __CUDACC__
+#define SKB_HD __host__ __device__
+#else
+#define SKB_HD
+#endif
 
 #ifndef SKB_MAX_RANK
 #define SKB_MAX_RANK 8
@@ -13,30 +20,30 @@ namespace skb_geom {
 struct Dims {
   int rank;
   int64_t d[SKB_MAX_RANK];
-  constexpr int64_t numel() const {
+  SKB_HD constexpr int64_t numel() const {
     int64_t n = 1;
     for (int i = 0; i < rank; ++i) n *= d[i];
     return n;
   }
   /// Index i counted from the end when negative.
-  constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
+  SKB_HD constexpr int axis(int64_t i) const { return (int)(i < 0 ? i + rank : i); }
 };
 
 template <class... A>
-constexpr Dims dims(A... a) {
+SKB_HD constexpr Dims dims(A... a) {
   return Dims{(int)sizeof...(A), {(int64_t)a...}};
 }
 
 /// A shape a kernel can index: rank in [0, SKB_MAX_RANK], no negative extent (a dynamic call's
 /// shape of rank -1 is absent or was refused).
-constexpr bool valid(Dims a) {
+SKB_HD constexpr bool valid(Dims a) {
   if (a.rank < 0 || a.rank > SKB_MAX_RANK) return false;
   for (int i = 0; i < a.rank; ++i)
     if (a.d[i] < 0) return false;
   return true;
 }
 
-constexpr bool same(Dims a, Dims b) {
+SKB_HD constexpr bool same(Dims a, Dims b) {
   if (a.rank != b.rank) return false;
   for (int i = 0; i < a.rank; ++i)
     if (a.d[i] != b.d[i]) return false;
@@ -52,7 +59,7 @@ struct Broadcast {
   bool ok;
 };
 
-constexpr Broadcast broadcast(Dims a, Dims b, Dims o) {
+SKB_HD constexpr Broadcast broadcast(Dims a, Dims b, Dims o) {
   Broadcast p{};
   if (!valid(a) || !valid(b) || !valid(o)) return p;
   p.ok = a.rank <= o.rank && b.rank <= o.rank;
@@ -85,13 +92,13 @@ struct MatMul {
 };
 
 /// The shape without its last two axes (the batch axes of a matrix operand).
-constexpr Dims batch_dims(Dims d) {
+SKB_HD constexpr Dims batch_dims(Dims d) {
   Dims r{d.rank > 2 ? d.rank - 2 : 0, {}};
   for (int i = 0; i < r.rank; ++i) r.d[i] = d.d[i];
   return r;
 }
 
-constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
+SKB_HD constexpr MatMul matmul(Dims a, Dims b, Dims o, bool ta, bool tb) {
   MatMul p{};
   if (!valid(a) || !valid(b) || !valid(o) || a.rank < 2 || b.rank < 2 || o.rank < 2) return p;
   p.ta = ta;
@@ -125,7 +132,7 @@ struct Reduction {
   bool ok;
 };
 
-constexpr Reduction reduction(Dims x, const int64_t* axes, int n) {
+SKB_HD constexpr Reduction reduction(Dims x, const int64_t* axes, int n) {
   Reduction p{0, 0, {}, {}, {}, {}, 1, 1, false};
   if (!valid(x) || x.rank < 1 || n < 1 || n > x.rank) return p;
   bool reduced[SKB_MAX_RANK] = {};
@@ -152,6 +159,24 @@ constexpr Reduction reduction(Dims x, const int64_t* axes, int n) {
   }
   p.ok = true;
   return p;
+}
+
+/// A dynamic call's shape (any struct of rank and dims[]); rank -1 (not valid()) when it is
+/// absent or out of range: a rank above SKB_MAX_RANK, an extent outside [0, 2^31), more than
+/// 2^40 elements.
+template <class Shape>
+SKB_HD constexpr Dims checked(const Shape& s) {
+  Dims r{-1, {}};
+  if (s.rank < 0 || s.rank > SKB_MAX_RANK) return r;
+  int64_t n = 1;
+  for (int i = 0; i < s.rank; ++i) {
+    if (s.dims[i] < 0 || s.dims[i] > INT32_MAX) return r;
+    r.d[i] = s.dims[i];
+    if (r.d[i] > 0 && n > (INT64_C(1) << 40) / r.d[i]) return r;
+    n *= r.d[i] > 0 ? r.d[i] : 1;
+  }
+  r.rank = s.rank;
+  return r;
 }
 
 }  // namespace skb_geom

@@ -7,8 +7,6 @@ typedef SKB_DT(SKB_IN1_DTYPE) TB;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
 typedef skb_geom::Broadcast Params;
-static __device__ constexpr Params kP = skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0));
-SKB_REQUIRE(skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0)).ok);
 
 __device__ inline float apply(float a, float b) {
   if constexpr (SKB_OP == Add) return a + b;
@@ -17,19 +15,30 @@ __device__ inline float apply(float a, float b) {
   return a / b;  // RealDiv
 }
 
-SKB_ENTRY {
+__device__ inline void run(const Params& p, skb_args args) {
   const TA* a = static_cast<const TA*>(args.in[0]);
   const TB* b = static_cast<const TB*>(args.in[1]);
   TY* y = static_cast<TY*>(args.out[0]);
-  for (int64_t i = skb_cu::first_index(); i < kP.n; i += skb_cu::grid_stride()) {
+  for (int64_t i = skb_cu::first_index(); i < p.n; i += skb_cu::grid_stride()) {
     int64_t rest = i, oa = 0, ob = 0;
 #pragma unroll
-    for (int d = kP.rank - 1; d >= 0; --d) {
-      int64_t c = rest % kP.out[d];
-      rest /= kP.out[d];
-      oa += c * kP.sa[d];
-      ob += c * kP.sb[d];
+    for (int d = p.rank - 1; d >= 0; --d) {
+      int64_t c = rest % p.out[d];
+      rest /= p.out[d];
+      oa += c * p.sa[d];
+      ob += c * p.sb[d];
     }
     y[i] = skb_cu::from_float<TY>(apply(skb_cu::to_float(a[oa]), skb_cu::to_float(b[ob])));
   }
 }
+
+#ifdef SKB_STATIC
+static SKB_HD constexpr Params make_static() {
+  return skb_geom::broadcast(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0));
+}
+#else
+static __device__ Params make_dynamic(const skb_cuda_call& c) {
+  return skb_geom::broadcast(skb_cu::dims(c.inputs[0]), skb_cu::dims(c.inputs[1]), skb_cu::dims(c.outputs[0]));
+}
+#endif
+SKB_ENTRY(make_static, make_dynamic, run)

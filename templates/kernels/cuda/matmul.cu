@@ -13,6 +13,44 @@ typedef SKB_DT(SKB_IN2_DTYPE) TBias;
 #define SKB_HAS_BIAS 0
 typedef float TBias;
 #endif
+
+typedef skb_geom::MatMul Params;
+// ok also says that a bias holds n elements.
+static SKB_HD constexpr Params make(skb_cu::Dims a, skb_cu::Dims b, skb_cu::Dims o, bool ta, bool tb,
+                                    skb_cu::Dims bias) {
+  Params p = skb_geom::matmul(a, b, o, ta, tb);
+  if (SKB_HAS_BIAS) p.ok = p.ok && skb_geom::valid(bias) && bias.rank >= 1 && bias.numel() == p.n;
+  return p;
+}
+
+__device__ inline void run(const Params& p, skb_args args) {
+  const TA* x1 = static_cast<const TA*>(args.in[0]);
+  const TB* x2 = static_cast<const TB*>(args.in[1]);
+  const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(args.in[2]) : nullptr;
+  TY* y = static_cast<TY*>(args.out[0]);
+  const int64_t total = p.batches * p.m * p.n;
+  for (int64_t e = skb_cu::first_index(); e < total; e += skb_cu::grid_stride()) {
+    const int64_t j = e % p.n, i = (e / p.n) % p.m;
+    int64_t bt = e / (p.m * p.n), oa = 0, ob = 0;
+#pragma unroll
+    for (int d = p.batch_rank - 1; d >= 0; --d) {
+      int64_t c = bt % p.batch[d];
+      bt /= p.batch[d];
+      oa += c * p.sa[d];
+      ob += c * p.sb[d];
+    }
+    const TA* a = x1 + oa * p.m * p.k;
+    const TB* b = x2 + ob * p.k * p.n;
+    float acc = SKB_HAS_BIAS ? skb_cu::to_float(bias[j]) : 0.f;
+#pragma unroll 8
+    for (int64_t kk = 0; kk < p.k; ++kk)
+      acc += skb_cu::to_float(p.ta ? a[kk * p.m + i] : a[i * p.k + kk]) *
+             skb_cu::to_float(p.tb ? b[j * p.k + kk] : b[kk * p.n + j]);
+    y[e] = skb_cu::from_float<TY>(acc);
+  }
+}
+
+#ifdef SKB_STATIC
 #ifndef SKB_ATTR_transpose_x1
 #define SKB_ATTR_transpose_x1 0
 #endif
@@ -25,41 +63,23 @@ typedef float TBias;
 #ifndef SKB_ATTR_adj_x2
 #define SKB_ATTR_adj_x2 0
 #endif
-
-typedef skb_geom::MatMul Params;
-#define SKB_MATMUL                                                               \
-  skb_geom::matmul(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),               \
-                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1, \
-                   SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2)
-static __device__ constexpr Params kP = SKB_MATMUL;
-SKB_REQUIRE(SKB_MATMUL.ok);
 #if SKB_HAS_BIAS
-SKB_REQUIRE(skb_geom::valid(SKB_IN_DIMS(2)) && SKB_IN_DIMS(2).rank >= 1 && SKB_IN_DIMS(2).numel() == SKB_MATMUL.n);
+#define SKB_BIAS_DIMS SKB_IN_DIMS(2)
+#else
+#define SKB_BIAS_DIMS skb_cu::dims()
 #endif
-
-SKB_ENTRY {
-  const TA* x1 = static_cast<const TA*>(args.in[0]);
-  const TB* x2 = static_cast<const TB*>(args.in[1]);
-  const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(args.in[2]) : nullptr;
-  TY* y = static_cast<TY*>(args.out[0]);
-  const int64_t total = kP.batches * kP.m * kP.n;
-  for (int64_t e = skb_cu::first_index(); e < total; e += skb_cu::grid_stride()) {
-    const int64_t j = e % kP.n, i = (e / kP.n) % kP.m;
-    int64_t bt = e / (kP.m * kP.n), oa = 0, ob = 0;
-#pragma unroll
-    for (int d = kP.batch_rank - 1; d >= 0; --d) {
-      int64_t c = bt % kP.batch[d];
-      bt /= kP.batch[d];
-      oa += c * kP.sa[d];
-      ob += c * kP.sb[d];
-    }
-    const TA* a = x1 + oa * kP.m * kP.k;
-    const TB* b = x2 + ob * kP.k * kP.n;
-    float acc = SKB_HAS_BIAS ? skb_cu::to_float(bias[j]) : 0.f;
-#pragma unroll 8
-    for (int64_t kk = 0; kk < kP.k; ++kk)
-      acc += skb_cu::to_float(kP.ta ? a[kk * kP.m + i] : a[i * kP.k + kk]) *
-             skb_cu::to_float(kP.tb ? b[j * kP.k + kk] : b[kk * kP.n + j]);
-    y[e] = skb_cu::from_float<TY>(acc);
-  }
+static SKB_HD constexpr Params make_static() {
+  return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_OUT_DIMS(0),
+              SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1,
+              SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2, SKB_BIAS_DIMS);
 }
+#else
+static __device__ Params make_dynamic(const skb_cuda_call& c) {
+  const bool mm = SKB_OP == MatMulV2;
+  return make(skb_cu::dims(c.inputs[0]), skb_cu::dims(c.inputs[1]), skb_cu::dims(c.outputs[0]),
+              skb_cu::attr(c, mm ? "transpose_x1" : "adj_x1", 0, 0) != 0,
+              skb_cu::attr(c, mm ? "transpose_x2" : "adj_x2", 0, 0) != 0,
+              SKB_HAS_BIAS ? skb_cu::dims(c.inputs[2]) : skb_cu::dims());
+}
+#endif
+SKB_ENTRY(make_static, make_dynamic, run)

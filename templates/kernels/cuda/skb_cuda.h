@@ -1,27 +1,20 @@
-// Shared by every CUDA kernel template: dtypes, constant shapes, and the entry point.
-// Static kernels only: every shape and attribute is a -D macro (templates/toolchains/README.md).
-// The entry is `extern "C" __global__ void skb_kernel(skb_args args)`: one pointer per input and
-// output slot, in device memory. Every kernel loops grid-stride, so any launch shape computes the
-// whole result; 256 threads per block and enough blocks to fill the device is a good choice.
+// Shared by every CUDA kernel template: dtypes, shapes, and the two entry points (skb_cuda_abi.h).
+// A template is compiled with -DSKB_STATIC (every shape and attribute a -D macro,
+// templates/toolchains/README.md) or -DSKB_DYNAMIC (they come with each launch, in skb_cuda_call).
+// Every kernel loops grid-stride, so any launch shape computes the whole result; 256 threads per
+// block and enough blocks to fill the device is a good choice.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "skb_cuda_abi.h"
+#define SKB_MAX_RANK SKB_CUDA_MAX_RANK
 #include "skb_geometry.h"
 
-#ifndef SKB_STATIC
-#error "the cuda toolchain builds static kernels only (compile with -DSKB_STATIC)"
+#if defined(SKB_STATIC) == defined(SKB_DYNAMIC)
+#error "compile with exactly one of -DSKB_STATIC and -DSKB_DYNAMIC"
 #endif
-
-#define SKB_MAX_RANK 8
-#define SKB_MAX_SLOTS 8
-
-/** What every kernel is launched with. */
-struct skb_args {
-  const void* in[SKB_MAX_SLOTS];
-  void* out[SKB_MAX_SLOTS];
-};
 
 namespace skb_cu {
 
@@ -54,13 +47,71 @@ using skb_geom::dims;
 __device__ inline int64_t first_index() { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x; }
 
+/// A dynamic call's shape, checked as the host's are (skb_geom::checked).
+__device__ inline Dims dims(const skb_cuda_shape& s) { return skb_geom::checked(s); }
+
+/// A dynamic call with exactly the slots the kernel was built for.
+__device__ inline bool call_fits(const skb_cuda_call& c, int inputs, int outputs) {
+  return c.num_inputs == inputs && c.num_outputs == outputs && c.num_attrs >= 0 && c.num_attrs <= SKB_CUDA_MAX_ATTRS;
+}
+
+/// The attribute of a dynamic call named name, or null.
+__device__ inline const skb_cuda_attr* find_attr(const skb_cuda_call& c, const char* name) {
+  for (int i = 0; i < c.num_attrs && i < SKB_CUDA_MAX_ATTRS; ++i) {
+    const char* a = c.attrs[i].name;
+    int j = 0;
+    while (j < SKB_CUDA_ATTR_NAME && a[j] == name[j] && name[j]) ++j;
+    if (j < SKB_CUDA_ATTR_NAME && a[j] == name[j]) return &c.attrs[i];
+  }
+  return nullptr;
+}
+
+/// Value index of an attribute of a dynamic call, or def when absent.
+__device__ inline double attr(const skb_cuda_call& c, const char* name, int index, double def) {
+  const skb_cuda_attr* a = find_attr(c, name);
+  return a && index >= 0 && index < a->count && index < SKB_CUDA_MAX_ATTR_VALUES ? a->values[index] : def;
+}
+
+/// How many values an attribute of a dynamic call has (0 when absent).
+__device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
+  const skb_cuda_attr* a = find_attr(c, name);
+  return a ? a->count : 0;
+}
+
 }  // namespace skb_cu
 
 #define SKB_DT_(x) skb_cu::dt_##x
 #define SKB_DT(x) SKB_DT_(x)
+
+// A template defines its Params (trivially constructible, with `ok`: its shapes and attributes
+// agree with each other), make_static() (constexpr, under SKB_STATIC) or make_dynamic(call)
+// (__device__, under SKB_DYNAMIC), and `__device__ void run(const Params&, skb_args)`, the
+// grid-stride loop; SKB_ENTRY defines the entry point from them. A static kernel whose constants
+// contradict each other does not compile. A dynamic kernel's thread 0 computes its parameters
+// once per block, into shared memory (reading the call in place: __grid_constant__); a call that
+// does not fit returns, writing nothing. That code is a function of its own (__noinline__), so
+// that its registers and spills stay out of the loop, and __launch_bounds__(1024) keeps the kernel
+// within the registers a block of any size may have.
+#ifdef SKB_STATIC
+/// Shape of input/output i as a constant expression.
 #define SKB_IN_DIMS(i) skb_cu::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_cu::dims(SKB_OUT##i##_SHAPE)
-#define SKB_ENTRY extern "C" __global__ void skb_kernel(skb_args args)
-/// A kernel whose constant shapes and attributes contradict each other does not compile.
-#define SKB_REQUIRE(ok) \
-  static_assert(ok, "skb: the shapes and attributes of this kernel contradict each other (see its .info)")
+#define SKB_ENTRY(make_static, make_dynamic, run)                                                       \
+  static_assert(make_static().ok,                                                                       \
+                "skb: the shapes and attributes of this kernel contradict each other (see its .info)"); \
+  static __device__ constexpr Params skb_params = make_static();                                        \
+  extern "C" __global__ void skb_kernel(skb_args args) { run(skb_params, args); }
+#else
+#define SKB_ENTRY(make_static, make_dynamic, run)                                             \
+  static __device__ __noinline__ void skb_make_params(const skb_cuda_call& call, Params* p) { \
+    p->ok = false;                                                                            \
+    if (skb_cu::call_fits(call, SKB_NUM_INPUTS, SKB_NUM_OUTPUTS)) *p = make_dynamic(call);    \
+  }                                                                                           \
+  extern "C" __global__ void __launch_bounds__(1024)                                          \
+      skb_kernel_dynamic(skb_args args, const __grid_constant__ skb_cuda_call call) {         \
+    __shared__ Params params;                                                                 \
+    if (threadIdx.x == 0) skb_make_params(call, &params);                                     \
+    __syncthreads();                                                                          \
+    if (params.ok) run(params, args);                                                         \
+  }
+#endif

@@ -5,18 +5,16 @@
 
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
-#ifndef SKB_ATTR_axes
-#define SKB_ATTR_axes -1
-#endif
-static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
-static constexpr int kNumAxes = (int)(sizeof kAxes / sizeof kAxes[0]);
-static constexpr skb_cu::Dims kX = SKB_IN_DIMS(0);
 
 typedef skb_geom::Reduction Params;
-static constexpr Params make() { return skb_geom::reduction(kX, kAxes, kNumAxes); }
-SKB_REQUIRE(make().ok && skb_geom::same(kX, SKB_OUT_DIMS(0)));
-static __device__ constexpr Params kP = make();
+// ok also says that y has x's shape.
+static SKB_HD constexpr Params make(skb_cu::Dims x, skb_cu::Dims y, const int64_t* axes, int n) {
+  Params p = skb_geom::reduction(x, axes, n);
+  p.ok = p.ok && skb_geom::same(x, y);
+  return p;
+}
 
+// Offset of index i over dims d (row-major), strides s.
 __device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64_t* s) {
   int64_t off = 0;
   for (int k = n; k-- > 0;) {
@@ -26,16 +24,36 @@ __device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64
   return off;
 }
 
-SKB_ENTRY {
+__device__ inline void run(const Params& p, skb_args args) {
   const TX* x = static_cast<const TX*>(args.in[0]);
   TY* y = static_cast<TY*>(args.out[0]);
-  for (int64_t r = skb_cu::first_index(); r < kP.rows; r += skb_cu::grid_stride()) {
-    const int64_t base = offset(r, kP.nk, kP.kd, kP.ks);
-#define SKB_AT(t) (base + (kP.nr == 1 ? (t) * kP.rs[0] : offset((t), kP.nr, kP.rd, kP.rs)))
+  for (int64_t r = skb_cu::first_index(); r < p.rows; r += skb_cu::grid_stride()) {
+    const int64_t base = offset(r, p.nk, p.kd, p.ks);
+    auto at = [&](int64_t t) { return base + (p.nr == 1 ? t * p.rs[0] : offset(t, p.nr, p.rd, p.rs)); };
     float mx = -INFINITY, sum = 0.f;
-    for (int64_t t = 0; t < kP.len; ++t) mx = fmaxf(mx, skb_cu::to_float(x[SKB_AT(t)]));
-    for (int64_t t = 0; t < kP.len; ++t) sum += __expf(skb_cu::to_float(x[SKB_AT(t)]) - mx);
-    for (int64_t t = 0; t < kP.len; ++t) y[SKB_AT(t)] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[SKB_AT(t)]) - mx) / sum);
-#undef SKB_AT
+    for (int64_t t = 0; t < p.len; ++t) mx = fmaxf(mx, skb_cu::to_float(x[at(t)]));
+    for (int64_t t = 0; t < p.len; ++t) sum += __expf(skb_cu::to_float(x[at(t)]) - mx);
+    for (int64_t t = 0; t < p.len; ++t)
+      y[at(t)] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[at(t)]) - mx) / sum);
   }
 }
+
+#ifdef SKB_STATIC
+#ifndef SKB_ATTR_axes
+#define SKB_ATTR_axes -1
+#endif
+static constexpr int64_t kAxes[] = {SKB_ATTR_axes};
+static SKB_HD constexpr Params make_static() {
+  return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0), kAxes, (int)(sizeof kAxes / sizeof kAxes[0]));
+}
+#else
+static __device__ Params make_dynamic(const skb_cuda_call& c) {
+  int64_t axes[SKB_MAX_RANK] = {-1};
+  int n = skb_cu::attr_count(c, "axes");
+  if (n == 0) n = 1;  // absent: the last axis
+  if (n > SKB_MAX_RANK) return Params{};
+  for (int i = 0; i < n; ++i) axes[i] = (int64_t)skb_cu::attr(c, "axes", i, -1);
+  return make(skb_cu::dims(c.inputs[0]), skb_cu::dims(c.outputs[0]), axes, n);
+}
+#endif
+SKB_ENTRY(make_static, make_dynamic, run)

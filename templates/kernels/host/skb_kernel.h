@@ -25,21 +25,8 @@ namespace skb_k {
 using skb_geom::Dims;
 using skb_geom::dims;
 
-/// A dynamic call's shape; rank -1 (not valid()) when it is absent or out of range: a rank above
-/// SKB_MAX_RANK, an extent outside [0, 2^31), more than 2^40 elements.
-static inline Dims dims(const skb_shape& s) {
-  Dims r{-1, {}};
-  if (s.rank < 0 || s.rank > SKB_MAX_RANK) return r;
-  int64_t n = 1;
-  for (int i = 0; i < s.rank; ++i) {
-    if (s.dims[i] < 0 || s.dims[i] > INT32_MAX) return r;
-    r.d[i] = s.dims[i];
-    if (r.d[i] > 0 && n > (INT64_C(1) << 40) / r.d[i]) return r;
-    n *= r.d[i] > 0 ? r.d[i] : 1;
-  }
-  r.rank = s.rank;
-  return r;
-}
+/// A dynamic call's shape, checked (skb_geom::checked).
+static inline Dims dims(const skb_shape& s) { return skb_geom::checked(s); }
 
 /// A dynamic call with exactly the slots the kernel was built for.
 static inline bool call_fits(const skb_call* c, int inputs, int outputs) {

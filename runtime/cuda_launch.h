@@ -1,0 +1,35 @@
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "opmodel/op_record.h"
+#include "packager/launch.h"
+#include "runtime/kernel_module.h"
+#include "skb_cuda_abi.h"
+
+namespace skb::runtime {
+
+/// One call of a cuda kernel, worked out when the call is found: its grid (the build's for a
+/// static kernel, from the call's first output for a dynamic one), the bytes of every slot (for
+/// copies from host buffers), and a dynamic kernel's shapes and attributes (skb_cuda_call).
+class CudaLaunch {
+ public:
+  /// Throws RuntimeError(SKB_ERR_UNSUPPORTED) for what the launch ABI cannot carry: more than
+  /// SKB_MAX_SLOTS slots, tensor lists, a dtype without a byte width, more attributes or
+  /// values than skb_cuda_call holds.
+  CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& launch, bool dynamic);
+
+  /// Queues the kernel on `stream` (device buffers); throws RuntimeError(SKB_ERR_KERNEL).
+  void launch(const KernelModule& m, const void* const* in, void* const* out, void* stream) const;
+  /// Runs it on the default stream and waits.
+  void run(const KernelModule& m, const void* const* in, void* const* out) const;
+  /// Copies host inputs to device memory, runs, copies the outputs back.
+  void run_host(const KernelModule& m, const void* const* in, void* const* out) const;
+
+ private:
+  std::vector<std::size_t> in_bytes_, out_bytes_;  // 0 for an absent input
+  unsigned grid_ = 1, block_ = 1;
+  std::unique_ptr<skb_cuda_call> call_;  // dynamic kernels only
+};
+
+}  // namespace skb::runtime

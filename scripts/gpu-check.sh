@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The cuda toolchain's kernels on a GPU: every call of the numpy oracle's records (the ops the cuda
+# toolchain declares, in float, float16 and bfloat16, static kernels and their dynamic twins) run
+# through libskb_runtime and checked against numpy; skb-replay on the example dump; then each
+# distinct call timed static against dynamic with CUDA events, and MatMul against cuBLAS
+# (tests/bench/cuda_kernel_bench.py, PyTorch for memory, events and cuBLAS).
+#
+# A GPU machine need not be able to build skb: what the check runs is prepared where skb is
+# built (nvcc is needed there, a GPU is not) into a bundle folder that travels:
+#   scripts/gpu-check.sh --prepare [BUNDLE]   build the kernels, install them, copy the runtime
+#   scripts/gpu-check.sh [BUNDLE]             run the check (prepares first when BUNDLE is absent
+#                                             and this machine has skb's build)
+# BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture,
+# SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples.
+# Exit status: 0 every check passed; 1 a check failed; 2 nothing to run; 77 no GPU here.
+set -euo pipefail
+SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
+prepare_only=0
+if [ "${1:-}" = --prepare ]; then prepare_only=1; shift; fi
+bundle=$(realpath -m "${1:-$SKB_TOP/build/gpu-check}")
+build=${SKB_BUILD:-$SKB_TOP/build}
+soc=${SKB_GPU_SOC:-sm_90}
+# A Python with numpy (the oracle's), the first of $SKB_PYTHON, python3, /usr/bin/python3.
+python=python3
+for p in ${SKB_PYTHON:-} python3 /usr/bin/python3; do
+  if "$p" -c "import numpy" 2>/dev/null; then python=$p; break; fi
+done
+
+say() { echo "gpu-check: $*"; }
+
+has_gpu() { command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+
+# The distinct calls of a folder of records that the cuda toolchain compiles, as one JSON list.
+bench_calls() {  # dump-folder out-file
+  "$python" - "$1" "$2" "$SKB_TOP/templates/toolchains/cuda.json" <<'PY'
+import glob, json, os, sys
+ops = json.load(open(sys.argv[3]))["ops"]
+calls, seen = [], set()
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "**", "*.json"), recursive=True)):
+    try:
+        r = json.load(open(path))
+        tensors = [t for t in r["inputs"] + r["outputs"] if t]
+        if r["op_type"] not in ops or any(t["dtype"] not in ops[r["op_type"]]["dtypes"] for t in tensors):
+            continue
+    except (ValueError, KeyError, TypeError):
+        continue
+    key = json.dumps([r["op_type"], r["inputs"], r["outputs"], r.get("attrs", [])], sort_keys=True)
+    if key not in seen:
+        seen.add(key)
+        calls.append(r)
+json.dump(calls, open(sys.argv[2], "w"))
+print(len(calls))
+PY
+}
+
+prepare() {
+  [ -x "$build/bin/skb-package" ] || { say "no skb build at $build (run scripts/setup.sh, or set SKB_BUILD)"; exit 2; }
+  [ -d /usr/local/cuda/bin ] && export PATH="$PATH:/usr/local/cuda/bin"
+  command -v nvcc >/dev/null || { say "nvcc is not on PATH: the cuda kernels cannot be built here"; exit 2; }
+  local tmp=$bundle.tmp
+  rm -rf "$tmp" && mkdir -p "$tmp/bin" "$tmp/lib" "$tmp/bench/dump"
+  say "preparing $bundle for $soc"
+  "$python" "$SKB_TOP/tests/tools/numpy_oracle.py" "$build/bin" "$tmp/oracle" --toolchain cuda --soc "$soc" \
+    --phase prepare --trials "${SKB_ORACLE_TRIALS:-120}"
+  # The example dump, and calls of the sizes a served model makes, static kernels and dynamic twins.
+  cp -r "$SKB_TOP/examples/op_stats/aclnn_static_shape_kernel_outputs" "$tmp/bench/dump/example"
+  "$python" - "$tmp/bench/dump/sized" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ.get("SKB_TOP", "."), "tests", "tools"))
+from make_dump import attr, record, tensor
+os.makedirs(sys.argv[1], exist_ok=True)
+def mm(dt, m, k, n, op="MatMulV2", batch=()):
+    names = ("transpose_x1", "transpose_x2") if op == "MatMulV2" else ("adj_x1", "adj_x2")
+    b = list(batch)
+    return record(op, [tensor("x1", 0, dt, b + [m, k]), tensor("x2", 1, dt, b + [k, n]), None, None],
+                  [tensor("y", 0, dt, b + [m, n])], [attr(names[0], 0, "bool", False), attr(names[1], 1, "bool", False)])
+rs = [mm("float16", 256, 1024, 1024), mm("bfloat16", 128, 4096, 1024), mm("float", 512, 512, 512),
+      mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)),
+      record("Add", [tensor("x1", 0, "float16", [4096, 1024]), tensor("x2", 1, "float16", [4096, 1024])],
+             [tensor("y", 0, "float16", [4096, 1024])]),
+      record("Mul", [tensor("x1", 0, "bfloat16", [2048, 1024]), tensor("x2", 1, "bfloat16", [1024])],
+             [tensor("y", 0, "bfloat16", [2048, 1024])]),
+      record("Gelu", [tensor("x", 0, "bfloat16", [4096, 1024])], [tensor("y", 0, "bfloat16", [4096, 1024])]),
+      record("Cast", [tensor("x", 0, "float", [4096, 1024])], [tensor("y", 0, "float16", [4096, 1024])],
+             [attr("dst_type", 0, "int", 1)]),
+      record("SoftmaxV2", [tensor("x", 0, "float", [512, 1024])], [tensor("y", 0, "float", [512, 1024])],
+             [attr("axes", 0, "list_int", [-1])]),
+      record("SoftmaxV2", [tensor("x", 0, "float16", [8, 16, 128, 128])], [tensor("y", 0, "float16", [8, 16, 128, 128])],
+             [attr("axes", 0, "list_int", [-1])])]
+for i, r in enumerate(rs):
+    json.dump(r, open(os.path.join(sys.argv[1], "%s_%d.json" % (r["op_type"], i)), "w"))
+PY
+  local run
+  run=$("$build/bin/skb-package" -p "$tmp/bench/dump/example" -p "$tmp/bench/dump/sized" -o "$tmp/bench/out" --toolchain cuda --soc "$soc" --dynamic -q \
+    -j "$(nproc)")
+  sh "$run" -q --install-path="$tmp/bench/lib"
+  say "$(bench_calls "$tmp/bench/dump" "$tmp/bench/calls.json") distinct calls to time"
+  rm -rf "$tmp/bench/out" "$tmp/oracle/out"
+  # The runtime and skb-replay, with the libraries they need beyond the C and C++ ones.
+  cp "$build/bin/skb-replay" "$tmp/bin/"
+  local so
+  so=$(readlink -f "$build/lib/libskb_runtime.so")
+  cp "$so" "$tmp/lib/" && ln -s "$(basename "$so")" "$tmp/lib/libskb_runtime.so"
+  strip --strip-debug "$tmp/bin/skb-replay" "$tmp/lib/$(basename "$so")"  # what travels: no debug info
+  ln -s "$(basename "$so")" "$tmp/lib/$(objdump -p "$so" | awk '/SONAME/ {print $2}')" 2>/dev/null || true
+  for dep in $(ldd "$so" "$build/bin/skb-replay" | awk '/=> \// {print $3}' | sort -u); do
+    case $(basename "$dep") in
+      libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libskb_runtime*) ;;
+      *) cp -L "$dep" "$tmp/lib/" ;;
+    esac
+  done
+  rm -rf "$bundle" && mv "$tmp" "$bundle"
+  say "bundle ready: $(du -sh "$bundle" | cut -f1) in $bundle"
+}
+
+if [ "$prepare_only" = 1 ]; then
+  export SKB_TOP
+  prepare
+  exit 0
+fi
+if ! has_gpu; then
+  say "no GPU on this machine (nvidia-smi lists none): nothing to check"
+  exit 77
+fi
+export SKB_TOP
+[ -d "$bundle" ] || prepare
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+status=0
+say "1. the numpy oracle's calls on the GPU"
+"$python" "$SKB_TOP/tests/tools/numpy_oracle.py" "$bundle/bin" "$bundle/oracle" --toolchain cuda --phase check \
+  --runtime "$bundle/lib/libskb_runtime.so" --replay "$bundle/bin/skb-replay" || status=1
+say "2. skb-replay on the example dump"
+"$bundle/bin/skb-replay" --install-path "$bundle/bench/lib" "$bundle/bench/dump/example" | tail -3 || status=1
+say "3. static against dynamic kernels, and MatMul against cuBLAS"
+"$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" --runtime "$bundle/lib/libskb_runtime.so" \
+  --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
+  ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
+[ "$status" = 0 ] && say "every check passed" || say "FAILED (see above)"
+exit "$status"

@@ -1,0 +1,49 @@
+/* What a CUDA kernel of skb is launched with: plain C, shared by the templates (nvcc) and the
+ * runtime (any C++ compiler, no CUDA header).
+ *
+ * Static kernel:  extern "C" __global__ void skb_kernel(skb_args args)
+ * Dynamic kernel: extern "C" __global__ void skb_kernel_dynamic(skb_args args, skb_cuda_call call)
+ *
+ * Both are launched with a 1-D grid and block (the build record's "launch"); every kernel loops
+ * grid-stride, so any grid computes the whole result. A dynamic call's shapes and attributes
+ * travel by value in the kernel's parameters (about 2 KB, under the 4 KB every GPU takes). */
+#ifndef SKB_CUDA_ABI_H
+#define SKB_CUDA_ABI_H
+#include <stdint.h>
+
+#define SKB_CUDA_MAX_RANK 8
+#define SKB_MAX_SLOTS 8
+#define SKB_CUDA_MAX_ATTRS 8
+#define SKB_CUDA_MAX_ATTR_VALUES 8
+#define SKB_CUDA_ATTR_NAME 32
+
+/** One pointer per input and output slot, in device memory (NULL for an absent input). */
+typedef struct skb_args {
+  const void* in[SKB_MAX_SLOTS];
+  void* out[SKB_MAX_SLOTS];
+} skb_args;
+
+/** A tensor's shape; rank -1 for an absent tensor. */
+typedef struct skb_cuda_shape {
+  int32_t rank;
+  int64_t dims[SKB_CUDA_MAX_RANK];
+} skb_cuda_shape;
+
+/** One attribute, every kind as doubles (bool 0/1, int, float, lists); name NUL-terminated. */
+typedef struct skb_cuda_attr {
+  char name[SKB_CUDA_ATTR_NAME];
+  int32_t count;
+  double values[SKB_CUDA_MAX_ATTR_VALUES];
+} skb_cuda_attr;
+
+/** What a dynamic CUDA kernel is told about a call. */
+typedef struct skb_cuda_call {
+  int32_t num_inputs;
+  int32_t num_outputs;
+  skb_cuda_shape inputs[SKB_MAX_SLOTS];
+  skb_cuda_shape outputs[SKB_MAX_SLOTS];
+  int32_t num_attrs;
+  skb_cuda_attr attrs[SKB_CUDA_MAX_ATTRS];
+} skb_cuda_call;
+
+#endif

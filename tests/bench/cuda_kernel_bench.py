@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""CUDA kernel bench: for each distinct op call of a list of op-statistics records, skb's STATIC cuda
+kernel (compiled for that exact shape) against its DYNAMIC twin (same op and dtypes, shapes given at
+run time), and for MatMulV2/BatchMatMulV2 without a bias also cuBLAS (torch.matmul; TF32 and reduced-
+precision fp16/bf16 reductions off), through libskb_runtime's C API (ctypes) on torch's device
+pointers and stream. Paired and alternating, as the host bench: each rep times one sample of each
+variant (static first on even reps); a sample is a GPU sleep (so that the host enqueues the whole
+sample while the GPU is held: it measures GPU time, not launch rate), a start event, --inner
+launches, an end event. Each variant's output is first checked against the static kernel's.
+Exit status 0 when every call was timed and every check agreed, 1 otherwise. Needs a CUDA GPU and
+torch; the pure helpers import without torch.
+The library must hold both kernels of every call: skb_runtime_find gives the static one,
+skb_runtime_find_dynamic its twin.
+usage: cuda_kernel_bench.py --runtime libskb_runtime.so --lib INSTALL_PATH --calls CALLS.json
+                            [--reps N] [--inner N] [--json OUT]"""
+import argparse, ctypes, json, math, os, statistics, sys, time
+
+TOLERANCE = {"float": 1e-5, "float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}  # relative to max(1, max|static|)
+TORCH_DTYPE = {"float": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
+SLEEP_US = 200  # the least GPU sleep before a sample
+MATMUL_FLAGS = {"MatMulV2": ("transpose_x1", "transpose_x2"), "BatchMatMulV2": ("adj_x1", "adj_x2")}
+
+
+# --- pure helpers (no torch) -------------------------------------------------------------------
+
+def present(tensors):
+    return [t for t in tensors if t is not None]
+
+
+def label(rec):
+    """op_type, first input's dtype, each present input's shape, true bool attrs, axes."""
+    ins = present(rec.get("inputs", []))
+    s = rec["op_type"] + ("_" + ins[0]["dtype"] if ins else "")
+    for t in ins:
+        if not t.get("value_depend"):
+            s += "_" + "x".join(str(d) for d in t["shape"])
+    for a in rec.get("attrs", []):
+        v = a.get("value")
+        if isinstance(v, bool) and v:
+            s += "_" + a["name"]
+        if a["name"] == "axes":
+            s += "_axes" + ",".join(str(x) for x in (v if isinstance(v, list) else [v]))
+    return s
+
+
+def tolerance(rec):
+    """The coarsest tolerance of the call's tensors (the least precise one bounds the agreement)."""
+    return max([TOLERANCE.get(t["dtype"], 0.0) for t in present(rec["inputs"]) + present(rec["outputs"])] + [0.0])
+
+
+def agrees(err, scale, tol):
+    return err <= tol * max(1.0, scale)  # False for NaN
+
+
+def matmul_plan(rec):
+    """(transpose a, transpose b) when cuBLAS can compute the call as torch.matmul: MatMulV2 or
+    BatchMatMulV2, no input but slots 0 and 1 (no bias), one dtype for a, b and y; else None."""
+    names = MATMUL_FLAGS.get(rec["op_type"])
+    ins, outs = rec["inputs"], present(rec["outputs"])
+    if not names or len(ins) < 2 or ins[0] is None or ins[1] is None or present(ins[2:]) or len(outs) != 1:
+        return None
+    if len({ins[0]["dtype"], ins[1]["dtype"], outs[0]["dtype"]}) != 1:
+        return None
+    attrs = {a["name"]: a.get("value") for a in rec.get("attrs", [])}
+    return bool(attrs.get(names[0])), bool(attrs.get(names[1]))
+
+
+def distinct(records):
+    return list({json.dumps(rec, sort_keys=True): rec for rec in records}.values())  # first-seen order
+
+
+def ratio(a, b):
+    return a / b if b > 0 else float("inf")
+
+
+def figures(static_ms, dynamic_ms, cublas_ms, inner):
+    """Per-sample elapsed ms (one per rep) -> median µs per launch and median per-rep ratios."""
+    us = lambda ms: [m * 1000.0 / inner for m in ms]
+    s, d = us(static_ms), us(dynamic_ms)
+    f = {"static_us": statistics.median(s), "dynamic_us": statistics.median(d),
+         "ratio": statistics.median([ratio(a, b) for a, b in zip(s, d)]), "cublas_us": None, "static_over_cublas": None}
+    if cublas_ms:
+        c = us(cublas_ms)
+        f["cublas_us"] = statistics.median(c)
+        f["static_over_cublas"] = statistics.median([ratio(a, b) for a, b in zip(s, c)])
+    return f
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def table(rows):
+    w = max([len("call")] + [len(r["label"]) for r in rows])
+    num = lambda v, fmt: format(v, fmt) if v is not None else ""
+    lines = ["%-*s %11s %11s %14s %11s %13s  %s" % (w, "call", "static µs", "dynamic µs", "static/dynamic",
+                                                     "cuBLAS µs", "static/cuBLAS", "check")]
+    for r in rows:
+        lines.append("%-*s %11.2f %11.2f %14.3f %11s %13s  %s" % (
+            w, r["label"], r["static_us"], r["dynamic_us"], r["ratio"], num(r["cublas_us"], ".2f"),
+            num(r["static_over_cublas"], ".3f"), r["check"]))
+    return lines
+
+
+def summary(rows, skipped):
+    """Summary lines and whether the run passed (every call timed, every check agreed)."""
+    slower = [r["label"] for r in rows if r["ratio"] > 1.0]
+    bad = [r["label"] for r in rows if r["check"] != "ok"]
+    lines = ["calls timed: %d (%d skipped)" % (len(rows), len(skipped)),
+             "static slower than dynamic (ratio > 1.0): %d%s" % (len(slower), (": " + ", ".join(slower)) if slower else ""),
+             "geometric mean static/dynamic: %.3f" % geomean([r["ratio"] for r in rows]),
+             "output mismatches: %d" % len(bad)]
+    lines += ["FAIL: not timed: %s: %s" % lw for lw in skipped]
+    lines += ["FAIL: mismatch: %s: %s" % (r["label"], r["check"]) for r in rows if r["check"] != "ok"]
+    return lines, not skipped and not bad
+
+
+# --- the runtime (ctypes) and the GPU side ---------------------------------------------------------
+
+def open_runtime(L, install_path):
+    rt = ctypes.c_void_p()
+    if L.skb_runtime_open(install_path.encode(), None, ctypes.byref(rt)) != 0:
+        raise RuntimeError("skb_runtime_open %s: %s" % (install_path, L.skb_last_error().decode()))
+    return rt
+
+
+def find(L, rt, rec, kind):
+    """The call's op handle, which must be a cuda kernel of `kind` (1 static, 2 dynamic)."""
+    op = ctypes.c_void_p()
+    rc = (L.skb_runtime_find if kind == 1 else L.skb_runtime_find_dynamic)(rt, json.dumps(rec).encode(), ctypes.byref(op))
+    if rc != 0:
+        raise RuntimeError("skb_runtime_find: status %d: %s" % (rc, L.skb_last_error().decode()))
+    k, d = L.skb_op_kind(op), L.skb_op_device(op)
+    if k != kind or d != 2:
+        L.skb_op_free(op)
+        raise RuntimeError("kernel of kind %d on device %d, expected kind %d on cuda (2)" % (k, d, kind))
+    return op
+
+
+def load_runtime(path):
+    L = ctypes.CDLL(path)
+    P = ctypes.POINTER(ctypes.c_void_p)
+    L.skb_runtime_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, P]
+    L.skb_runtime_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, P]
+    L.skb_runtime_find_dynamic.argtypes = [ctypes.c_void_p, ctypes.c_char_p, P]
+    L.skb_op_launch.argtypes = [ctypes.c_void_p, P, P, ctypes.c_void_p]
+    for f in (L.skb_op_kind, L.skb_op_device, L.skb_op_free, L.skb_runtime_close):
+        f.argtypes = [ctypes.c_void_p]
+    L.skb_op_free.restype = L.skb_runtime_close.restype = None
+    L.skb_last_error.restype = ctypes.c_char_p
+    return L
+
+
+def launcher(L, op, ins, outs, stream):
+    I = (ctypes.c_void_p * len(ins))(*[t.data_ptr() if t is not None else None for t in ins])
+    O = (ctypes.c_void_p * len(outs))(*[t.data_ptr() for t in outs])
+    s = ctypes.c_void_p(stream)
+
+    def go():
+        rc = L.skb_op_launch(op, I, O, s)
+        if rc != 0:
+            raise RuntimeError("skb_op_launch: status %d: %s" % (rc, L.skb_last_error().decode()))
+    return go
+
+
+def bench_call(torch, L, rec, ops, args, cycles_per_us):
+    dev, tdt = "cuda", lambda t: getattr(torch, TORCH_DTYPE[t["dtype"]])
+    ins = []
+    for i, t in enumerate(rec["inputs"]):
+        if t is None:
+            ins.append(None)
+            continue
+        u = torch.rand(t["shape"], device=dev, dtype=torch.float32) * 2 - 1
+        if rec["op_type"] == "RealDiv" and i == 1:
+            u = torch.where(u < 0, u * 0.5 - 0.5, u * 0.5 + 0.5)  # |x| >= 0.5
+        ins.append(u.to(tdt(t)).contiguous())
+    stream = torch.cuda.current_stream().cuda_stream
+    outs, fns = {}, {}
+    for name, op in zip(("static", "dynamic"), ops):
+        outs[name] = [torch.zeros(t["shape"], device=dev, dtype=tdt(t)) for t in rec["outputs"]]
+        fns[name] = launcher(L, op, ins, outs[name], stream)
+    plan = matmul_plan(rec)
+    if plan:
+        a = ins[0].transpose(-1, -2) if plan[0] else ins[0]
+        b = ins[1].transpose(-1, -2) if plan[1] else ins[1]
+        y = outs["cublas"] = [torch.zeros_like(outs["static"][0])]
+        if torch.matmul(a, b).shape == y[0].shape:
+            fns["cublas"] = lambda: torch.matmul(a, b, out=y[0])
+        else:
+            fns["cublas"] = lambda: y.__setitem__(0, torch.matmul(a, b))
+    host_us = 0.0  # two warm-up samples of each variant, the second timed on the host
+    for fn in fns.values():
+        for _ in range(2):
+            t0 = time.perf_counter()
+            for _ in range(args.inner):
+                fn()
+            took = (time.perf_counter() - t0) * 1e6
+            torch.cuda.synchronize()
+        host_us = max(host_us, took)
+    problems, tol = [], tolerance(rec)
+    for name in fns:  # sanity: each variant once into zeroed outputs, against the static one
+        for o in outs[name]:
+            o.zero_()
+        fns[name]()
+        torch.cuda.synchronize()
+        if name == "static":
+            continue
+        for ref, got in zip(outs["static"], outs[name]):
+            if ref.numel() == 0:
+                continue
+            got = got.reshape(ref.shape)  # cuBLAS's shape may differ from the record's
+            err = (got.float() - ref.float()).abs().max().item()
+            scale = ref.float().abs().max().item()
+            if not agrees(err, scale, tol):
+                problems.append("%s differs: %.3g > %.3g" % (name, err, tol * max(1.0, scale)))
+    cycles = int(cycles_per_us * max(SLEEP_US, 2 * host_us))
+    samples = {name: [] for name in fns}
+    for r in range(args.reps):
+        order = ["static", "dynamic"] if r % 2 == 0 else ["dynamic", "static"]
+        for name in order + (["cublas"] if "cublas" in fns else []):
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            torch.cuda._sleep(cycles)
+            start.record()
+            for _ in range(args.inner):
+                fns[name]()
+            end.record()
+            samples[name].append((start, end))
+    torch.cuda.synchronize()
+    ms = {name: [s.elapsed_time(e) for s, e in v] for name, v in samples.items()}
+    f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), args.inner)
+    f.update(label=label(rec), check="; ".join(problems) or "ok")
+    return f
+
+
+def sleep_cycles_per_us(torch):
+    torch.cuda._sleep(1000)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(10_000_000)
+    end.record()
+    end.synchronize()
+    return 10_000_000 / (start.elapsed_time(end) * 1000.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\nusage:")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runtime", required=True, help="path of libskb_runtime.so")
+    ap.add_argument("--lib", required=True, help="install path of the library holding both kernels of every call")
+    ap.add_argument("--calls", required=True, help="JSON file: a list of op-statistics records (duplicates are timed once)")
+    ap.add_argument("--reps", type=int, default=int(os.environ.get("SKB_CUDA_BENCH_REPS", "15")),
+                    help="paired samples per call (default $SKB_CUDA_BENCH_REPS or 15)")
+    ap.add_argument("--inner", type=int, default=50, help="launches per timed sample (default 50)")
+    ap.add_argument("--json", help="also write the figures to this JSON file")
+    ap.add_argument("--min-us", type=float, help="accepted and ignored")
+    args = ap.parse_args()
+    if args.reps < 1 or args.inner < 1:
+        ap.error("--reps and --inner must be at least 1")
+    import torch  # only here: the helpers above import without torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.cuda.init()
+    with open(args.calls) as f:
+        records = json.load(f)
+    if not isinstance(records, list):
+        ap.error("--calls must hold a JSON list of op records")
+    records = distinct(records)
+    L = load_runtime(args.runtime)
+    rt = open_runtime(L, args.lib)
+    gpu = torch.cuda.get_device_name()
+    print("GPU %s; torch %s, CUDA %s; reps %d, inner %d; cuBLAS via torch.matmul, TF32 off, fp16/bf16 reduced-precision "
+          "reductions off" % (gpu, torch.__version__, torch.version.cuda, args.reps, args.inner))
+    cycles_per_us = sleep_cycles_per_us(torch)
+    rows, skipped = [], []
+    for rec in records:
+        ops = []
+        try:
+            ops.append(find(L, rt, rec, 1))
+            ops.append(find(L, rt, rec, 2))
+            rows.append(bench_call(torch, L, rec, ops, args, cycles_per_us))
+        except Exception as e:  # report, count, go on
+            skipped.append((label(rec), "%s: %s" % (("static kernel", "dynamic kernel", "run")[len(ops)], e)))
+            try:
+                torch.cuda.synchronize()  # nothing queued may outlive its kernel's handle
+            except Exception:
+                pass
+        for op in ops:
+            L.skb_op_free(op)
+    print("\n".join(table(rows)))
+    lines, ok = summary(rows, skipped)
+    print("\n".join(lines))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"gpu": gpu, "torch": torch.__version__, "cuda": torch.version.cuda, "reps": args.reps,
+                       "inner": args.inner, "calls": rows, "skipped": [{"label": l, "why": w} for l, w in skipped],
+                       "geomean_ratio": geomean([r["ratio"] for r in rows]),
+                       "slower": [r["label"] for r in rows if r["ratio"] > 1.0],
+                       "mismatches": sum(r["check"] != "ok" for r in rows)}, f, indent=1)
+    L.skb_runtime_close(rt)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
