@@ -149,7 +149,8 @@ ProfileSpec parse_profile_spec(const Json& doc) {
         throw FieldError(launch.pointer() + "/" + common::pointer_token(key), "expected device, block or max_grid");
     p.launch_device = launch.at("device").string(16);
     if (p.launch_device != "cuda") launch.at("device").fail("\"cuda\" (host kernels need no launch)");
-    p.launch_block = static_cast<std::uint32_t>(launch.at("block").integer(1, 1024));
+    p.launch_block = static_cast<std::uint32_t>(launch.at("block").integer(32, 1024));
+    if (p.launch_block % 32 != 0) launch.at("block").fail("a multiple of 32 (whole warps)");
     p.launch_max_grid = static_cast<std::uint32_t>(launch.at("max_grid").integer(1, 0x7fffffff));
   }
 

@@ -19,7 +19,8 @@ Launch parse_launch(const common::Field& f) {
   Launch l;
   l.device = f.at("device").string(16);
   if (l.device != "cuda") f.at("device").fail("\"cuda\" (host kernels have no launch)");
-  l.block = static_cast<std::uint32_t>(f.at("block").integer(1, kMaxBlock));
+  l.block = static_cast<std::uint32_t>(f.at("block").integer(32, kMaxBlock));
+  if (l.block % 32 != 0) f.at("block").fail("a multiple of 32 (whole warps: the kernels reduce within warps)");
   l.max_grid = static_cast<std::uint32_t>(f.at("max_grid").integer(1, kMaxGrid));
   l.grid = static_cast<std::uint32_t>(f.at("grid").integer(0, l.max_grid));
   return l;

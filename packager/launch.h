@@ -7,9 +7,9 @@
 namespace skb::packager {
 
 /// How the runtime launches a kernel that runs on a device (the cuda toolchain's cubins): a 1-D
-/// grid of `block` threads per block. A static kernel's grid is fixed when it is planned; a
-/// dynamic kernel's (grid 0) is computed for each call from its shapes by launch_grid. Host
-/// kernels have none (device "host").
+/// grid of `block` threads per block, a multiple of 32 (whole warps). A static kernel's grid is fixed when it is
+/// planned; a dynamic kernel's (grid 0) is computed for each call from its shapes by launch_grid. Host kernels have
+/// none (device "host").
 struct Launch {
   std::string device = "host";  // host | cuda
   std::uint32_t grid = 0;       // 0: from the call (dynamic kernels)

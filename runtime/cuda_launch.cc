@@ -109,7 +109,7 @@ void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* cons
 void CudaLaunch::run(const KernelModule& m, const void* const* in, void* const* out) const {
   launch(m, in, out, nullptr);
   CudaDriver::Scope scope(*m.cuda());
-  m.cuda()->check(m.cuda()->cuStreamSynchronize(nullptr), "the kernel", SKB_ERR_KERNEL);
+  m.cuda()->check(m.cuda()->cuStreamSynchronize(nullptr), "it failed on the GPU", SKB_ERR_KERNEL);
 }
 
 void CudaLaunch::run_host(const KernelModule& m, const void* const* in, void* const* out) const {

@@ -136,5 +136,24 @@ say "3. static against dynamic kernels, and MatMul against cuBLAS"
 "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" --runtime "$bundle/lib/libskb_runtime.so" \
   --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
   ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
+say "4. a kernel that faults: its CUDA error is SKB_ERR_KERNEL with the driver's message"
+# Its own process, last: a faulted context stays broken.
+"$python" - "$bundle/lib/libskb_runtime.so" "$bundle/bench/lib" "$bundle/bench/calls.json" <<'PY' || status=1
+import ctypes, json, sys
+L = ctypes.CDLL(sys.argv[1])
+P = ctypes.POINTER(ctypes.c_void_p)
+L.skb_runtime_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, P]
+L.skb_runtime_find.argtypes = [ctypes.c_void_p, ctypes.c_char_p, P]
+L.skb_op_run.argtypes = [ctypes.c_void_p, P, P]
+L.skb_last_error.restype = ctypes.c_char_p
+rt, op = ctypes.c_void_p(), ctypes.c_void_p()
+assert L.skb_runtime_open(sys.argv[2].encode(), None, ctypes.byref(rt)) == 0, L.skb_last_error()
+call = next(c for c in json.load(open(sys.argv[3])) if c["op_type"] == "Add")
+assert L.skb_runtime_find(rt, json.dumps(call).encode(), ctypes.byref(op)) == 0, L.skb_last_error()
+bad = (ctypes.c_void_p * 2)(0x1000, 0x1000)  # not device memory
+rc = L.skb_op_run(op, bad, (ctypes.c_void_p * 1)(0x1000))
+print("skb_op_run on addresses that are not device memory: status %d: %s" % (rc, L.skb_last_error().decode()))
+sys.exit(0 if rc == 5 and b"CUDA_ERROR" in L.skb_last_error() else 1)
+PY
 [ "$status" = 0 ] && say "every check passed" || say "FAILED (see above)"
 exit "$status"

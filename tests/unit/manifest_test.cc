@@ -73,6 +73,8 @@ TEST(Manifest, ACudaKernelCarriesItsLaunch) {
   d["kernels"][0]["launch"]["grid"] = 1;
   d["kernels"][0]["launch"]["block"] = 2048;
   EXPECT_NE(error_of(d).find("/kernels/0/launch/block"), std::string::npos);
+  d["kernels"][0]["launch"]["block"] = 100;  // not whole warps
+  EXPECT_NE(error_of(d).find("/kernels/0/launch/block: expected a multiple of 32"), std::string::npos) << error_of(d);
   d["kernels"][0]["launch"]["block"] = 256;
   d["kernels"][0]["launch"]["device"] = "host";
   EXPECT_NE(error_of(d).find("/kernels/0/launch/device: expected \"cuda\""), std::string::npos) << error_of(d);

@@ -84,6 +84,15 @@ TEST(Toolchain, BadFieldsAreNamed) {
   p = minimal_profile();
   p["colour"] = "blue";
   EXPECT_EQ(load_error(p), "/colour: expected no such field (unknown key)");
+  p = minimal_profile();
+  p["launch"] = {{"device", "cuda"}, {"block", 100}, {"max_grid", 64}};
+  EXPECT_EQ(load_error(p), "/launch/block: expected a multiple of 32 (whole warps), found an integer");
+  p["launch"] = {{"device", "opencl"}, {"block", 128}, {"max_grid", 64}};
+  EXPECT_EQ(load_error(p), "/launch/device: expected \"cuda\" (host kernels need no launch), found a string");
+  p["launch"] = {{"device", "cuda"}, {"block", 128}, {"max_grid", 64}, {"grid", 3}};
+  EXPECT_EQ(load_error(p), "/launch/grid: expected device, block or max_grid");
+  p["launch"] = {{"device", "cuda"}, {"block", 128}, {"max_grid", 64}};
+  EXPECT_EQ(load_error(p), "");
 }
 
 TEST(Toolchain, ARecordInAFormatItsTemplatesDoNotLayOutIsUnsupported) {

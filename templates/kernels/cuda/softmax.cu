@@ -1,6 +1,8 @@
 // SoftmaxV2 over a set of axes (attr axes, default [-1]; negative, unsorted, one or several): each
 // slice of x along the kept axes is normalized over all of its positions along the reduced ones.
-// One thread per slice; computes in float.
+// One warp per slice: its lanes stride over the slice's positions (consecutive ones for the
+// last axis, so reads coalesce) and reduce max and sum with shuffles; computes in float. A block
+// that is not whole warps (the runtime never launches one) takes one thread per slice.
 #include "skb_cuda.h"
 
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
@@ -24,18 +26,40 @@ __device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64
   return off;
 }
 
-__device__ inline void run(const Params& p, skb_args args) {
+__device__ inline float warp_max(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+__device__ inline float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Slices r = first, first + step, ... each by `width` lanes (32: a warp, 1: a thread).
+template <int width>
+__device__ inline void slices(const Params& p, skb_args args, int64_t first, int64_t step, int lane) {
   const TX* x = static_cast<const TX*>(args.in[0]);
   TY* y = static_cast<TY*>(args.out[0]);
-  for (int64_t r = skb_cu::first_index(); r < p.rows; r += skb_cu::grid_stride()) {
+  for (int64_t r = first; r < p.rows; r += step) {
     const int64_t base = offset(r, p.nk, p.kd, p.ks);
     auto at = [&](int64_t t) { return base + (p.nr == 1 ? t * p.rs[0] : offset(t, p.nr, p.rd, p.rs)); };
     float mx = -INFINITY, sum = 0.f;
-    for (int64_t t = 0; t < p.len; ++t) mx = fmaxf(mx, skb_cu::to_float(x[at(t)]));
-    for (int64_t t = 0; t < p.len; ++t) sum += __expf(skb_cu::to_float(x[at(t)]) - mx);
-    for (int64_t t = 0; t < p.len; ++t)
+    for (int64_t t = lane; t < p.len; t += width) mx = fmaxf(mx, skb_cu::to_float(x[at(t)]));
+    if (width == 32) mx = warp_max(mx);
+    for (int64_t t = lane; t < p.len; t += width) sum += __expf(skb_cu::to_float(x[at(t)]) - mx);
+    if (width == 32) sum = warp_sum(sum);
+    for (int64_t t = lane; t < p.len; t += width)
       y[at(t)] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[at(t)]) - mx) / sum);
   }
+}
+
+__device__ inline void run(const Params& p, skb_args args) {
+  // Every lane of a warp takes the same slices, so each shuffle has all 32.
+  if (blockDim.x % 32 == 0)
+    slices<32>(p, args, skb_cu::first_index() / 32, skb_cu::grid_stride() / 32, threadIdx.x & 31);
+  else
+    slices<1>(p, args, skb_cu::first_index(), skb_cu::grid_stride(), 0);
 }
 
 #ifdef SKB_STATIC
