@@ -142,6 +142,9 @@ profile("suffix_path", lambda p: p.__setitem__("suffix", "/../x"))
 profile("name_shell", lambda p: p.__setitem__("name", "host;rm"))
 profile("separator", lambda p: p.__setitem__("define_list_separator", " "))
 profile("unknown_key", lambda p: p.__setitem__("exec", "sh"))
+profile("launch_block_not_warps", lambda p: p.__setitem__("launch", {"device": "cuda", "block": 100, "max_grid": 8}))
+profile("launch_device", lambda p: p.__setitem__("launch", {"device": "tpu", "block": 256, "max_grid": 8}))
+profile("launch_grid_huge", lambda p: p.__setitem__("launch", {"device": "cuda", "block": 256, "max_grid": 2 ** 40}))
 put("toolchain_profile", "hostile_nesting.json", deep(100000))
 
 # --- payloads: small consistent archives, and each kind of attack ---------------------------
@@ -243,6 +246,11 @@ bad_manifest("base_self", lambda m: (m.__setitem__("base", m["package"]), m["fil
 bad_manifest("base_path", lambda m: (m.__setitem__("base", "../static_kernel_x"), m["files"][0].__setitem__("carried", False)))
 bad_manifest("not_carried_without_base", lambda m: m["files"][0].__setitem__("carried", False))
 bad_manifest("carried_not_bool", lambda m: m["files"][0].__setitem__("carried", "no"))
+LAUNCH = {"device": "cuda", "grid": 4, "block": 256, "max_grid": 4096}
+put("installed_manifest", "valid_cuda_launch.json", dumps(dict(good, kernels=[dict(good["kernels"][0], launch=LAUNCH)])))
+bad_manifest("launch_grid_zero", lambda m: m["kernels"][0].__setitem__("launch", dict(LAUNCH, grid=0)))
+bad_manifest("launch_block_huge", lambda m: m["kernels"][0].__setitem__("launch", dict(LAUNCH, block=2 ** 33)))
+bad_manifest("launch_not_object", lambda m: m["kernels"][0].__setitem__("launch", [1, 2]))
 
 # --- operator library index (config/<soc>/binary_info_config.json) --------------------------
 kernel = {"binDesc": {"blockDim": 1, "kernelName": "skb_kernel", "workspace": []},
@@ -266,6 +274,10 @@ bad_index("bin_absolute", lambda k: k.__setitem__("binPath", "/etc/passwd"))
 bad_index("bin_outside_package", lambda k: k.__setitem__("binPath", "config/host/x.so"))
 bad_index("variant", lambda k: k.__setitem__("variant", "evil"))
 bad_index("sha_short", lambda k: k.__setitem__("sha256", "ab"))
+bad_index("launch_block_not_warps", lambda k: k.__setitem__("launch", {"device": "cuda", "grid": 1, "block": 33,
+                                                                        "max_grid": 1}))
+bad_index("launch_grid_over_max", lambda k: k.__setitem__("launch", {"device": "cuda", "grid": 9, "block": 64,
+                                                                       "max_grid": 8}))
 put("index", "hostile_half_written.json", dumps(index)[: len(dumps(index)) // 2])
 put("index", "hostile_nesting.json", deep(100000))
 
