@@ -279,6 +279,33 @@ def unseen_shape(rng, rec):
     return None
 
 
+FLOATS = ["float", "float16", "bfloat16"]
+
+
+def covering_records(rng, makers, drawn, toolchain):
+    """A record of each (op, float dtype) the toolchain's profile declares that the random draw
+    missed, so that every one is checked whatever the trial count."""
+    profile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "templates", "toolchains",
+                           toolchain + ".json")
+    with open(profile) as f:
+        ops = json.load(f)["ops"]
+    first_dtype = lambda r: next(t for t in r["inputs"] if t)["dtype"]
+    seen = {(r["op_type"], first_dtype(r)) for r in drawn}
+    extra = []
+    for op in sorted(ops):
+        for dt in (d for d in FLOATS if d in ops[op]["dtypes"]):
+            for _ in range(1000):  # the makers of this op draw it often: a few tries each
+                if (op, dt) in seen:
+                    break
+                rec = rng.choice(makers)(rng, dt)
+                if rec["op_type"] == op and first_dtype(rec) == dt:
+                    seen.add((op, dt))
+                    extra.append(rec)
+            else:
+                raise RuntimeError("no record of %s in %s drawn" % (op, dt))
+    return extra
+
+
 def prepare(a, rng):
     """Records, their package (static kernels and dynamic twins), installed into WORK/lib, and
     every call to make (the records, then unseen shapes) in WORK/calls.json."""
@@ -295,8 +322,9 @@ def prepare(a, rng):
         with open(os.path.join(dump, "twin_%s.json" % rec["op_type"]), "w") as f:
             json.dump(rec, f)
     makers = CUDA_MAKERS if a.toolchain == "cuda" else MAKERS
-    for i in range(a.trials):
-        rec = rng.choice(makers)(rng, rng.choice(["float", "float16", "bfloat16"]))
+    drawn = [rng.choice(makers)(rng, rng.choice(FLOATS)) for _ in range(a.trials)]
+    drawn += covering_records(rng, makers, drawn, a.toolchain)
+    for i, rec in enumerate(drawn):
         records.append(rec)
         with open(os.path.join(dump, "%s_%d.json" % (rec["op_type"], i)), "w") as f:
             json.dump(rec, f)
