@@ -33,74 +33,83 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
   return out;
 }
 
-std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
+namespace {
+
+std::string join(const std::vector<std::string>& entries) {
+  std::string out;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    out += i ? ",\n  " : "\n  ";
+    out += entries[i];
+  }
+  return out + (entries.empty() ? "]" : "\n ]");
+}
+
+}  // namespace
+
+std::map<std::string, std::string> merged_indexes(const std::vector<const PackagePieces*>& oldest_first,
                                                   const std::vector<std::string>& known_socs) {
-  // soc → skb key → (package, kernel): later packages overwrite earlier ones.
-  using Entry = std::pair<const packager::Manifest*, const packager::PackageKernel*>;
-  std::map<std::string, std::map<std::string, Entry>> by_soc;
+  // soc → skb key → its piece: later packages overwrite earlier ones.
+  std::map<std::string, std::map<std::string_view, const IndexPiece*>> by_soc;
   // soc → opbase key → skb key of the newest kernel with that key: opbase takes the first entry
   // it reads for a key, so only that one goes into staticList. A kernel whose call the two
   // engines key differently has one entry per key, each with the same binPath: the composite
   // engine reads simplifiedKey as a string (OpKernel::AppendStaticBin) and adds a binPath it
   // has already added once (OpKernel::HashAndInsert), so a list there would stop its reading.
-  std::map<std::string, std::map<std::string, std::string>> opbase_owner;
+  std::map<std::string, std::unordered_map<std::string_view, std::string_view>> opbase_owner;
   for (const auto& soc : known_socs) by_soc[soc];
-  for (const auto& m : oldest_first)
-    for (const auto& k : m.kernels) {
-      by_soc[m.soc][k.key] = {&m, &k};
-      for (const auto& sk : k.simplified_keys) opbase_owner[m.soc][sk] = k.key;
+  for (const auto* p : oldest_first)
+    for (const auto& k : p->kernels) {
+      by_soc[k.soc][k.key] = &k;
+      for (const auto& sk : k.simplified_keys) opbase_owner[k.soc][sk] = k.key;
     }
-  // Each package's file hashes by path, so that finding a kernel's hash is not a scan.
-  std::map<const packager::Manifest*, std::unordered_map<std::string_view, std::string_view>> sha_of;
-  for (const auto& m : oldest_first) {
-    auto& shas = sha_of[&m];
-    for (const auto& f : m.files) shas.emplace(f.path, f.sha256);
-  }
   std::map<std::string, std::string> out;
   for (const auto& [soc, kernels] : by_soc) {
-    Json index = Json::object();
-    // Each op entry's valueDependIndex: the union of its kernels' value-depend input positions, in
-    // order (the composite engine keys an input's data only at the positions it lists:
-    // OpKernel::AppendStaticBin).
-    std::map<std::string, std::set<std::int64_t>> value_depend;
-    for (const auto& [key, entry] : kernels) {
-      const auto& [m, k] = entry;
-      const auto& shas = sha_of[m];
-      auto found = shas.find(k->bin);
-      Json e = {{"binPath", m->package + "/" + k->bin},
-                {"coreType", k->core_type},
-                {"binDesc", {{"blockDim", k->block_dim}, {"kernelName", k->entry}, {"workspace", k->workspace}}},
-                {"skbKey", key},
-                {"kernelName", k->name},
-                {"package", m->package},
-                {"sha256", found == shas.end() ? std::string() : std::string(found->second)},
-                {"variant", k->variant}};
-      if (k->launch.on_device()) e["launch"] = launch_json(k->launch);
-      Json& op = index[k->op_type];
-      if (op.is_null())
-        op = {{"dynamicRankSupport", true},
-              {"simplifiedKeyMode", 0},
-              {"staticList", Json::array()},
-              {kSkbListField, Json::array()}};
-      value_depend[k->op_type].insert(k->value_depend_index.begin(), k->value_depend_index.end());
-      const auto& owners = opbase_owner[soc];
+    // Each op entry's lists, and its valueDependIndex: the union of its kernels' value-depend
+    // input positions, in order (the composite engine keys an input's data only at the positions
+    // it lists: OpKernel::AppendStaticBin).
+    struct Op {
+      std::vector<std::string> static_list, skb_list;
+      std::set<std::int64_t> value_depend;
+    };
+    std::map<std::string_view, Op> ops;
+    const auto& owners = opbase_owner[soc];
+    for (const auto& [key, k] : kernels) {
+      Op& op = ops[k->op];
+      op.value_depend.insert(k->value_depend.begin(), k->value_depend.end());
       bool listed = false;
       for (const auto& sk : k->simplified_keys) {
         auto owner = owners.find(sk);
         if (owner == owners.end() || owner->second != key) continue;
-        Json keyed = e;
-        keyed["simplifiedKey"] = sk;
-        op["staticList"].push_back(std::move(keyed));
+        // The entry, rendered when its package was installed, with its key for opbase.
+        op.static_list.push_back(k->entry.substr(0, k->entry.size() - 1) + ",\"simplifiedKey\":" + Json(sk).dump() +
+                                 "}");
         listed = true;
       }
-      if (!listed) op[kSkbListField].push_back(std::move(e));
+      if (!listed) op.skb_list.push_back(k->entry);
     }
-    for (const auto& [op, positions] : value_depend)
-      if (!positions.empty())
-        index[op]["valueDependIndex"] = std::vector<std::int64_t>(positions.begin(), positions.end());
-    out[soc] = index.dump(1) + "\n";
+    // The document: JSON values rendered by nlohmann_json, one entry per line.
+    std::string text = "{";
+    for (const auto& [name, op] : ops) {
+      text += text.size() == 1 ? "\n " : ",\n ";
+      text += Json(std::string(name)).dump() + ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"" +
+              kSkbListField + "\": [" + join(op.skb_list) + ", \"staticList\": [" + join(op.static_list);
+      if (!op.value_depend.empty())
+        text += ", \"valueDependIndex\": " +
+                Json(std::vector<std::int64_t>(op.value_depend.begin(), op.value_depend.end())).dump();
+      text += "}";
+    }
+    out[soc] = text + (text.size() == 1 ? "}\n" : "\n}\n");
   }
   return out;
+}
+
+std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
+                                                  const std::vector<std::string>& known_socs) {
+  std::vector<PackagePieces> pieces;
+  for (const auto& m : oldest_first) pieces.push_back(pieces_of(m));
+  std::vector<const PackagePieces*> order;
+  for (const auto& p : pieces) order.push_back(&p);
+  return merged_indexes(order, known_socs);
 }
 
 }  // namespace skb::installer

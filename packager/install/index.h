@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "packager/install/index_pieces.h"
 #include "packager/manifest.h"
 
 namespace skb::installer {
@@ -25,6 +26,10 @@ inline constexpr const char* kSkbListField = "skbList";
 /// package, sha256, variant) stand beside them. Merged over the packages in install order (oldest
 /// first): for the same kernel key the package installed last wins. Socs that no package
 /// provides any more get an empty index. Keys: soc; values: the file's text.
+std::map<std::string, std::string> merged_indexes(const std::vector<const PackagePieces*>& oldest_first,
+                                                  const std::vector<std::string>& known_socs);
+
+/// The same, of manifests.
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,
                                                   const std::vector<std::string>& known_socs);
 

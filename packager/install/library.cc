@@ -145,11 +145,23 @@ const packager::Manifest& Library::installed_manifest(const std::string& package
   return it->second;
 }
 
+const PackagePieces& Library::installed_pieces(const std::string& package) {
+  auto it = pieces_.find(package);
+  if (it != pieces_.end()) return it->second;
+  PackagePieces p;
+  try {
+    p = parse_pieces_file(common::read_file(root_ / package / kIndexPiecesName, 64 << 20), package);
+  } catch (const Error&) {
+    p = pieces_of(installed_manifest(package));
+  }
+  return pieces_.emplace(package, std::move(p)).first->second;
+}
+
 InstalledFiles Library::installed_files() {
   InstalledFiles files;
   for (const auto& p : read_order()) {
     try {
-      for (const auto& f : installed_manifest(p).files) files.emplace(f.sha256, root_ / p / f.path);
+      for (const auto& [sha, path] : installed_pieces(p).files) files.emplace(sha, root_ / p / path);
     } catch (const std::exception&) {  // a damaged package lends nothing; its files are written anew
     }
   }
@@ -162,21 +174,21 @@ void Library::write_journal(const std::string& op, const std::string& package) {
 
 void Library::clear_journal() { ::unlink((root_ / "config" / "transaction.json").c_str()); }
 
-void Library::publish(const std::vector<std::string>& newest_first, packager::Manifest* fresh) {
+void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   std::vector<std::string> both = newest_first;
   for (const auto& p : read_order())
     if (std::find(both.begin(), both.end(), p) == both.end()) both.push_back(p);
   common::write_if_changed(root_ / "config.ini", config_ini(both));
-  std::vector<packager::Manifest> manifests;
+  std::vector<const PackagePieces*> pieces;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
     if (fresh && *it == fresh->package) {
-      manifests.push_back(std::move(*fresh));
+      pieces.push_back(fresh);
       continue;
     }
     try {
-      manifests.push_back(installed_manifest(*it));
+      pieces.push_back(&installed_pieces(*it));
     } catch (const std::exception& e) {
       throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
@@ -185,7 +197,7 @@ void Library::publish(const std::vector<std::string>& newest_first, packager::Ma
   std::error_code ec;
   for (fs::directory_iterator it(root_ / "config", ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory() && !it->is_symlink()) socs.push_back(it->path().filename().string());
-  for (const auto& [soc, text] : merged_indexes(manifests, socs)) {
+  for (const auto& [soc, text] : merged_indexes(pieces, socs)) {
     common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
   }
@@ -225,6 +237,7 @@ void Library::recover() {
 
 void Library::remove_package_locked(const std::string& package) {
   manifests_.erase(package);
+  pieces_.erase(package);
   write_journal("uninstall", package);
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), package), order.end());
@@ -316,6 +329,7 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
     if (!f.carried) from_base.push_back(&f);
   if (!from_base.empty()) check_base_files(m, from_base, installed);
 
+  const PackagePieces pieces = pieces_of(m);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   try {
     read_payload(payload, staging, pm, &installed);
@@ -324,9 +338,10 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
     common::write_atomic(staging / packager::kManifestName, wanted);
     common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n");
+    common::write_atomic(staging / kIndexPiecesName, pieces_file(pieces));
     // The package's own index, as CANN's installer leaves it beside its kernels (tools count a
     // package's kernels from it); opbase reads the merged one in ai_core/config/.
-    for (const auto& [soc, text] : merged_indexes({m}, {})) {
+    for (const auto& [soc, text] : merged_indexes({&pieces}, {})) {
       common::ensure_real_dir(staging / "config");
       common::ensure_real_dir(staging / "config" / soc);
       common::write_atomic(staging / "config" / soc / "binary_info_config.json", text);
@@ -356,7 +371,7 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
   order.insert(order.begin(), m.package);
-  publish(order, &m);
+  publish(order, &pieces);
   clear_journal();
   return true;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/diag.h"
+#include "packager/install/index_pieces.h"
 #include "packager/install/payload_reader.h"
 
 namespace skb::installer {
@@ -61,14 +62,18 @@ class Library {
   std::vector<std::string> read_order() const;
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
-  /// is the manifest of a package just written, taken (moved from) instead of read back.
-  void publish(const std::vector<std::string>& newest_first, packager::Manifest* fresh = nullptr);
+  /// is the pieces of a package just written, taken instead of read back.
+  void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr);
   bool install_locked(const PayloadSource& payload, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   // An installed package's manifest, parsed once per run (a package's files never change while
   // it is installed; removing it forgets it). Throws when it is damaged.
   const packager::Manifest& installed_manifest(const std::string& package);
+  // An installed package's index pieces (index_pieces.h), read once per run from the file beside
+  // it, or rendered from its manifest when that file is missing or damaged (a package installed by
+  // an older skb). Throws when the manifest is damaged too.
+  const PackagePieces& installed_pieces(const std::string& package);
   // Every file of the installed packages, by sha256: what a new package's files link to.
   InstalledFiles installed_files();
   // A delta package's files from its base: each held by the library and hashing to its sha256,
@@ -82,6 +87,8 @@ class Library {
 
   std::filesystem::path root_;
   std::map<std::string, packager::Manifest> manifests_;  // installed_manifest's
+  std::map<std::string, PackagePieces> pieces_;          // installed_pieces'
+
   const common::Diag& diag_;
 };
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "common/json_input.h"
 #include "packager/install/index.h"
 
@@ -123,8 +124,53 @@ TEST(Index, OpEntriesListTheirKernelsValueDependInputs) {
 }
 
 TEST(Index, SocWithoutPackagesGetsAnEmptyIndex) {
-  auto idx = merged_indexes({}, {"host"});
+  auto idx = merged_indexes(std::vector<packager::Manifest>{}, {"host"});
   EXPECT_EQ(Json::parse(idx.at("host")), Json::object());
+}
+
+// What the library keeps beside each package reads back as it was written, and merges into the
+// same index as the manifests do; a line that is not as skb writes it is refused (the library
+// then renders the pieces from the manifest again).
+TEST(Index, PiecesRoundTripAndMergeAsTheirManifests) {
+  Manifest a = package("static_kernel_1", {"a", "b"});
+  a.kernels[0].value_depend_index = {1, 3};
+  a.kernels[0].simplified_keys = {"Add/d=0,p=0/0,2,(a)", "Add/d=0,p=2/0,2,(a)"};
+  a.kernels[1].launch = {"cuda", 2, 256, 4096};
+  Manifest b = package("static_kernel_2", {"b", "c"});
+  std::vector<PackagePieces> read;
+  for (const auto& m : {a, b}) {
+    std::string text = pieces_text(pieces_of(m));
+    PackagePieces p = parse_pieces(text, m.package);
+    EXPECT_EQ(pieces_text(p), text);
+    EXPECT_EQ(p.files.size(), m.files.size());
+    read.push_back(std::move(p));
+  }
+  auto from_pieces = merged_indexes(std::vector<const PackagePieces*>{&read[0], &read[1]}, {"other"});
+  auto from_manifests = merged_indexes({a, b}, {"other"});
+  ASSERT_EQ(from_pieces.size(), 2u);
+  EXPECT_EQ(from_pieces, from_manifests);
+  Json j = Json::parse(from_pieces.at("host"));
+  ASSERT_EQ(j["Add"]["staticList"].size(), 4u);  // a under its two keys, b and c
+  EXPECT_EQ(j["Add"]["staticList"][2]["kernelName"], "Add_b");
+  EXPECT_EQ(j["Add"]["staticList"][2]["package"], "static_kernel_2");  // the newer b: no launch
+  EXPECT_FALSE(j["Add"]["staticList"][2].contains("launch"));
+  EXPECT_EQ(j["Add"]["valueDependIndex"], Json({1, 3}));
+  auto only_a = Json::parse(merged_indexes({a}, {}).at("host"));
+  EXPECT_EQ(only_a["Add"]["staticList"][2]["launch"],
+            Json::parse(R"({"device":"cuda","grid":2,"block":256,"max_grid":4096})"));
+  std::string text = pieces_text(pieces_of(a));
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"skb index pieces 1", "skb index pieces 2"}, {"\tAdd\t", "\t"}, {"F\t", "X\t"}, {",3\t", ",x\t"}}) {
+    std::string damaged = text;
+    damaged.replace(damaged.find(from), from.size(), to);
+    EXPECT_THROW(parse_pieces(damaged, "static_kernel_1"), common::Error) << from;
+  }
+  EXPECT_THROW(parse_pieces(text.substr(0, text.size() - 5), "static_kernel_1"), common::Error);  // cut short
+  std::string file = pieces_file(pieces_of(a));
+  EXPECT_LT(file.size(), text.size() / 2);
+  EXPECT_EQ(pieces_text(parse_pieces_file(file, "static_kernel_1")), text);
+  EXPECT_THROW(parse_pieces_file(file.substr(0, file.size() / 2), "static_kernel_1"), common::Error);
+  EXPECT_THROW(parse_pieces_file(text, "static_kernel_1"), common::Error);  // not compressed
 }
 
 TEST(Index, ConfigIniRoundTripsAndIgnoresJunk) {

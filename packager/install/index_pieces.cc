@@ -1,0 +1,152 @@
+#include "packager/install/index_pieces.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <memory>
+#include <unordered_map>
+
+#include "common/error.h"
+#include "common/json_input.h"
+
+namespace skb::installer {
+namespace {
+
+using common::Json;
+constexpr std::string_view kVersionLine = "skb index pieces 1";
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (std::size_t at; (at = s.find(sep, start)) != std::string_view::npos; start = at + 1)
+    out.push_back(s.substr(start, at - start));
+  out.push_back(s.substr(start));
+  return out;
+}
+
+constexpr std::size_t kMaxText = std::size_t{64} << 20;
+
+struct WriteDeleter {
+  void operator()(archive* a) const { archive_write_free(a); }
+};
+struct ReadDeleter {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
+
+la_ssize_t append(archive*, void* out, const void* data, std::size_t n) {
+  static_cast<std::string*>(out)->append(static_cast<const char*>(data), n);
+  return static_cast<la_ssize_t>(n);
+}
+
+bool is_hex64(std::string_view s) {
+  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+}  // namespace
+
+PackagePieces pieces_of(const packager::Manifest& m) {
+  PackagePieces p;
+  p.package = m.package;
+  std::unordered_map<std::string_view, std::string_view> sha_of;
+  for (const auto& f : m.files) {
+    sha_of.emplace(f.path, f.sha256);
+    p.files.emplace_back(f.sha256, f.path);
+  }
+  for (const auto& k : m.kernels) {
+    auto found = sha_of.find(k.bin);
+    Json e = {{"binPath", m.package + "/" + k.bin},
+              {"coreType", k.core_type},
+              {"binDesc", {{"blockDim", k.block_dim}, {"kernelName", k.entry}, {"workspace", k.workspace}}},
+              {"skbKey", k.key},
+              {"kernelName", k.name},
+              {"package", m.package},
+              {"sha256", found == sha_of.end() ? std::string() : std::string(found->second)},
+              {"variant", k.variant}};
+    if (k.launch.on_device()) e["launch"] = launch_json(k.launch);
+    p.kernels.push_back({m.soc, k.op_type, k.key, k.value_depend_index, k.simplified_keys, e.dump()});
+  }
+  return p;
+}
+
+std::string pieces_text(const PackagePieces& p) {
+  std::string out(kVersionLine);
+  out += '\n';
+  for (const auto& [sha, path] : p.files) out += fmt::format("F\t{}\t{}\n", sha, path);
+  for (const auto& k : p.kernels)
+    out += fmt::format("K\t{}\t{}\t{}\t{}\t{}\t{}\n", k.soc, k.op, k.key, fmt::join(k.value_depend, ","),
+                       fmt::join(k.simplified_keys, " "), k.entry);
+  return out;
+}
+
+PackagePieces parse_pieces(std::string_view text, const std::string& package) {
+  PackagePieces p;
+  p.package = package;
+  auto bad = [&](std::size_t line) {
+    return common::Error(fmt::format("{}/{}: line {} is not as skb writes it", package, kIndexPiecesName, line));
+  };
+  auto lines = split(text, '\n');
+  if (lines.size() < 2 || lines[0] != kVersionLine || !lines.back().empty()) throw bad(1);
+  for (std::size_t n = 1; n + 1 < lines.size(); ++n) {
+    auto f = split(lines[n], '\t');
+    if (f[0] == "F" && f.size() == 3 && is_hex64(f[1]) && packager::is_safe_relative_path(std::string(f[2]))) {
+      p.files.emplace_back(f[1], f[2]);
+    } else if (f[0] == "K" && f.size() == 7 && is_hex64(f[3]) && f[6].size() >= 2 && f[6].front() == '{' &&
+               f[6].back() == '}') {
+      IndexPiece k{std::string(f[1]), std::string(f[2]), std::string(f[3]), {}, {}, std::string(f[6])};
+      if (!f[4].empty())
+        for (auto v : split(f[4], ',')) {
+          std::int64_t x = 0;
+          auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (ec != std::errc() || end != v.data() + v.size()) throw bad(n + 1);
+          k.value_depend.push_back(x);
+        }
+      if (!f[5].empty())
+        for (auto sk : split(f[5], ' ')) k.simplified_keys.emplace_back(sk);
+      p.kernels.push_back(std::move(k));
+    } else {
+      throw bad(n + 1);
+    }
+  }
+  return p;
+}
+
+std::string pieces_file(const PackagePieces& p) {
+  const std::string text = pieces_text(p);
+  std::string out;
+  std::unique_ptr<archive, WriteDeleter> a(archive_write_new());
+  std::unique_ptr<archive_entry, void (*)(archive_entry*)> e(archive_entry_new(), &archive_entry_free);
+  if (!a || !e || archive_write_set_format_raw(a.get()) != ARCHIVE_OK ||
+      archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||
+      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
+      archive_write_open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK)
+    throw common::Error(fmt::format("libarchive: {}", a ? archive_error_string(a.get()) : "out of memory"));
+  archive_entry_set_filetype(e.get(), AE_IFREG);
+  archive_entry_set_size(e.get(), static_cast<la_int64_t>(text.size()));
+  if (archive_write_header(a.get(), e.get()) < ARCHIVE_WARN ||
+      archive_write_data(a.get(), text.data(), text.size()) != static_cast<la_ssize_t>(text.size()) ||
+      archive_write_close(a.get()) != ARCHIVE_OK)
+    throw common::Error(fmt::format("libarchive: {}", archive_error_string(a.get())));
+  return out;
+}
+
+PackagePieces parse_pieces_file(const std::string& bytes, const std::string& package) {
+  std::unique_ptr<archive, ReadDeleter> a(archive_read_new());
+  archive_entry* e = nullptr;
+  if (!a || archive_read_support_filter_zstd(a.get()) != ARCHIVE_OK ||
+      archive_read_support_format_raw(a.get()) != ARCHIVE_OK ||
+      archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK ||
+      archive_read_next_header(a.get(), &e) != ARCHIVE_OK || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_ZSTD)
+    throw common::Error(fmt::format("{}/{}: not as skb writes it", package, kIndexPiecesName));
+  std::string text;
+  char buf[1 << 16];
+  for (la_ssize_t n; (n = archive_read_data(a.get(), buf, sizeof buf)) != 0;) {
+    if (n < 0 || text.size() + static_cast<std::size_t>(n) > kMaxText)
+      throw common::Error(fmt::format("{}/{}: damaged or too large", package, kIndexPiecesName));
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return parse_pieces(text, package);
+}
+
+}  // namespace skb::installer
