@@ -80,18 +80,13 @@ CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& 
   out_bytes_ = slot_bytes(record, record.outputs, "output", call->outputs);
   call->num_inputs = static_cast<int32_t>(record.inputs.size());
   call->num_outputs = static_cast<int32_t>(record.outputs.size());
+  std::size_t first = 0;  // bytes of the first output
+  for (std::size_t i = 0; i < out_bytes_.size() && !first; ++i) first = out_bytes_[i];
+  // A static kernel's grid is its build's; a dynamic one's (0) this call's.
+  grid_ = launch.grid ? launch.grid : packager::launch_grid(elements(first, record), launch.block, launch.max_grid);
   if (dynamic) {
     fill_attrs(record, *call);
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < out_bytes_.size(); ++i)
-      if (out_bytes_[i]) {
-        first = out_bytes_[i];
-        break;
-      }
-    grid_ = packager::launch_grid(elements(first, record), launch.block, launch.max_grid);
     call_ = std::move(call);
-  } else {
-    grid_ = launch.grid;
   }
 }
 

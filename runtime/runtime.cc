@@ -138,10 +138,6 @@ int on_device(const skb_op* op, F&& body) {
   });
 }
 
-}  // namespace
-
-namespace {
-
 int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic_only) {
   return guarded([&] {
     require(rt && op_json && out, "skb_runtime_find: NULL argument");

@@ -85,7 +85,9 @@ struct Runtime {
 struct Op {
   skb_op* op = nullptr;
   int rc = 0;
-  Op(skb_runtime* rt, const Json& rec) { rc = skb_runtime_find(rt, rec.dump().c_str(), &op); }
+  Op(skb_runtime* rt, const Json& rec, bool dynamic = false) {
+    rc = (dynamic ? skb_runtime_find_dynamic : skb_runtime_find)(rt, rec.dump().c_str(), &op);
+  }
   ~Op() { skb_op_free(op); }
   std::string name() const { return op ? skb_op_kernel_name(op) : ""; }
 };
@@ -168,7 +170,8 @@ TEST(Runtime, ADynamicKernelServesEveryRowMajorFormatAndRefusesOthers) {
     EXPECT_EQ(skb_op_kind(op.op), SKB_KERNEL_DYNAMIC) << format;
     EXPECT_EQ(run_and_compare(op, rec), "") << format;
   }
-  Json nz = record("Add", {tensor("float", {1, 1, 16, 16}, 0, "FRACTAL_NZ"), tensor("float", {1, 1, 16, 16}, 1, "FRACTAL_NZ")},
+  Json nz = record("Add",
+                   {tensor("float", {1, 1, 16, 16}, 0, "FRACTAL_NZ"), tensor("float", {1, 1, 16, 16}, 1, "FRACTAL_NZ")},
                    {tensor("float", {1, 1, 16, 16}, 0, "FRACTAL_NZ")});
   Op refused(rt.rt, nz);
   EXPECT_EQ(refused.rc, SKB_ERR_UNSUPPORTED);
@@ -259,6 +262,36 @@ TEST(Runtime, AnUnseenShapeFallsBackToTheDynamicKernel) {
   Op none(rt.rt, record("Square", {tensor("int32", {4}, 0)}, {tensor("int32", {4}, 0)}));
   EXPECT_EQ(none.rc, SKB_ERR_NOT_FOUND);
   EXPECT_NE(std::string(skb_last_error()).find("Square"), std::string::npos) << skb_last_error();
+}
+
+// The dynamic twin of a call a static kernel serves, to compare the two; host buffers through
+// every entry point of a host kernel.
+TEST(Runtime, TheDynamicTwinIsFoundOnAskingAndEveryEntryPointRunsAHostKernel) {
+  Runtime rt(fresh_library("twin"));
+  ASSERT_NE(rt.rt, nullptr);
+  Json rec = add_record();
+  Op fixed(rt.rt, rec), twin(rt.rt, rec, true);
+  ASSERT_EQ(fixed.rc, SKB_OK) << skb_last_error();
+  ASSERT_EQ(twin.rc, SKB_OK) << skb_last_error();
+  EXPECT_EQ(skb_op_kind(fixed.op), SKB_KERNEL_STATIC);
+  EXPECT_EQ(skb_op_kind(twin.op), SKB_KERNEL_DYNAMIC);
+  EXPECT_NE(fixed.name(), twin.name());
+  EXPECT_EQ(skb_op_device(twin.op), SKB_DEVICE_HOST);
+  EXPECT_EQ(run_and_compare(twin, rec), "");
+  std::vector<float> a(20, 1.5f), b(20, 2.0f), y(20, 0.f);
+  const void* in[] = {a.data(), b.data()};
+  void* out[] = {y.data()};
+  ASSERT_EQ(skb_op_run_host(fixed.op, in, out), SKB_OK) << skb_last_error();
+  EXPECT_EQ(y[19], 3.5f);
+  y.assign(20, 0.f);
+  ASSERT_EQ(skb_op_launch(twin.op, in, out, nullptr), SKB_OK) << skb_last_error();
+  EXPECT_EQ(y[0], 3.5f);
+  Op none(rt.rt, record("Square", {tensor("int32", {4}, 0)}, {tensor("int32", {4}, 0)}), true);
+  EXPECT_EQ(none.rc, SKB_ERR_NOT_FOUND);
+  EXPECT_NE(std::string(skb_last_error()).find("no dynamic kernel"), std::string::npos) << skb_last_error();
+  EXPECT_EQ(skb_op_device(nullptr), 0);
+  EXPECT_EQ(skb_op_run_host(nullptr, in, out), SKB_ERR_INVALID);
+  EXPECT_EQ(skb_op_launch(nullptr, in, out, nullptr), SKB_ERR_INVALID);
 }
 
 TEST(Runtime, AKernelWhoseBytesDoNotMatchTheIndexIsRefused) {
