@@ -118,7 +118,8 @@ std::string pieces_file(const PackagePieces& p) {
   std::unique_ptr<archive, WriteDeleter> a(archive_write_new());
   std::unique_ptr<archive_entry, void (*)(archive_entry*)> e(archive_entry_new(), &archive_entry_free);
   if (!a || !e || archive_write_set_format_raw(a.get()) != ARCHIVE_OK ||
-      archive_write_add_filter_zstd(a.get()) != ARCHIVE_OK ||
+      archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
+      archive_write_set_options(a.get(), "gzip:!timestamp") != ARCHIVE_OK ||  // the same bytes each time
       archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
       archive_write_open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK)
     throw common::Error(fmt::format("libarchive: {}", a ? archive_error_string(a.get()) : "out of memory"));
@@ -134,10 +135,10 @@ std::string pieces_file(const PackagePieces& p) {
 PackagePieces parse_pieces_file(const std::string& bytes, const std::string& package) {
   std::unique_ptr<archive, ReadDeleter> a(archive_read_new());
   archive_entry* e = nullptr;
-  if (!a || archive_read_support_filter_zstd(a.get()) != ARCHIVE_OK ||
+  if (!a || archive_read_support_filter_gzip(a.get()) != ARCHIVE_OK ||
       archive_read_support_format_raw(a.get()) != ARCHIVE_OK ||
       archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK ||
-      archive_read_next_header(a.get(), &e) != ARCHIVE_OK || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_ZSTD)
+      archive_read_next_header(a.get(), &e) != ARCHIVE_OK || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP)
     throw common::Error(fmt::format("{}/{}: not as skb writes it", package, kIndexPiecesName));
   std::string text;
   char buf[1 << 16];

@@ -20,8 +20,8 @@ struct IndexPiece {
 
 /// What the library needs of an installed package to merge the indexes and to link a new
 /// package's files to it: its kernels' pieces and its files (sha256, path in the package).
-/// Rendered from the manifest when the package is installed and kept beside it, zstd-compressed
-/// (<package>/index_pieces.zst: about a quarter of the text), so that an install reads each installed package's few lines
+/// Rendered from the manifest when the package is installed and kept beside it, gzip-compressed
+/// (<package>/index_pieces.gz: about a quarter of the text), so that an install reads each installed package's few lines
 /// of text instead of parsing its manifest: an install's cost hardly grows with the library.
 struct PackagePieces {
   std::string package;
@@ -29,7 +29,7 @@ struct PackagePieces {
   std::vector<std::pair<std::string, std::string>> files;  // sha256, path
 };
 
-inline constexpr const char* kIndexPiecesName = "index_pieces.zst";
+inline constexpr const char* kIndexPiecesName = "index_pieces.gz";
 
 /// The pieces of a manifest's package.
 PackagePieces pieces_of(const packager::Manifest& m);
@@ -42,7 +42,7 @@ std::string pieces_text(const PackagePieces& p);
 /// (the caller then renders the pieces from the manifest again).
 PackagePieces parse_pieces(std::string_view text, const std::string& package);
 
-/// The file's bytes: pieces_text, zstd-compressed (libarchive's raw format).
+/// The file's bytes: pieces_text, gzip-compressed (libarchive's raw format).
 std::string pieces_file(const PackagePieces& p);
 
 /// Reads pieces_file's bytes; throws common::Error when they are not (the caller falls back).

@@ -65,13 +65,13 @@ expect_eq "$(check_library "$lib")" "$na" "kernels listed after B went"
 step "a package's index pieces missing or damaged (an older skb's): its manifest serves instead"
 index=$root/config/host/binary_info_config.json
 before=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$index")
-[ -f "$root/$pa/index_pieces.zst" ] || fail "no index pieces beside $pa"
-rm "$root/$pa/index_pieces.zst"
+[ -f "$root/$pa/index_pieces.gz" ] || fail "no index pieces beside $pa"
+rm "$root/$pa/index_pieces.gz"
 sh "$B" --install-path="$lib" -q
 sh "$B" --install-path="$lib" --uninstall -q
 after=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$index")
 expect_eq "$after" "$before" "the index after B came and went, A's pieces missing"
-echo "K	garbage" >>"$root/$(ls "$root" | grep -v "^$pa$" | grep static_kernel_ | head -1)/index_pieces.zst" 2>/dev/null || true
+echo "K	garbage" >>"$root/$(ls "$root" | grep -v "^$pa$" | grep static_kernel_ | head -1)/index_pieces.gz" 2>/dev/null || true
 sh "$B" --install-path="$lib" -q
 expect_eq "$(check_library "$lib")" "$nb" "kernels listed with damaged pieces"
 echo PASS
