@@ -20,7 +20,7 @@ struct LibraryOptions {
 /// An operator library in CANN's layout, the folder opbase reads (<opp>/static_kernel/ai_core):
 ///   config.ini, version.info, uninstall.sh, bin/skb-install,
 ///   config/<soc>/binary_info_config.json,
-///   <package>/{manifest.json, uninstall.sh, <soc>/<Op>/<kernel files>}.
+///   <package>/{manifest.json, uninstall.sh, index_pieces.gz, <soc>/<Op>/<kernel files>}.
 /// The lock is beside it, <opp>/static_kernel/.ai_core.lock, so that removing ai_core/ when its
 /// last package goes never removes the lock other installers wait on.
 /// Every change holds the lock for its whole read-modify-write; every shared file is replaced
