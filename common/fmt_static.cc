@@ -1,6 +1,8 @@
 // fmt's compiled part, built from fmt's own header, for the statically linked installer: Debian
 // ships fmt compiled as a shared library only, and the installer links nothing dynamically. The
-// programs link that shared library instead.
+// programs link that shared library instead. Its `L` format (the locale's digit grouping) groups
+// with a comma: std::locale would bring libstdc++'s locale tables into every .run.
+#define FMT_STATIC_THOUSANDS_SEPARATOR ','
 #include <fmt/format-inl.h>
 
 FMT_BEGIN_NAMESPACE

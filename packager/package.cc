@@ -48,10 +48,21 @@ std::string package_name(std::int64_t epoch, const std::string& digest) {
 }
 
 fs::path default_installer() {
-  return (common::self_exe().parent_path() / SKB_LIBEXEC_RELDIR / "skb-install").lexically_normal();
+  return (common::self_exe().parent_path() / SKB_LIBEXEC_RELDIR / "skb-install.gz").lexically_normal();
 }
 
 namespace {
+
+// A gzip file's uncompressed size: its last 4 bytes, ISIZE (RFC 1952, little-endian, the size
+// modulo 2^32; the installer is far smaller).
+std::uint64_t gzip_unpacked_size(const fs::path& file) {
+  std::string bytes = common::read_file(file, 1 << 30);
+  if (bytes.size() < 18 || static_cast<unsigned char>(bytes[0]) != 0x1f || static_cast<unsigned char>(bytes[1]) != 0x8b)
+    throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
+  std::uint64_t n = 0;
+  for (int i = 1; i <= 4; ++i) n = n << 8 | static_cast<unsigned char>(bytes[bytes.size() - i]);
+  return n;
+}
 
 void check_records_list(const fs::path& list, const Collected& c) {
   std::set<std::string> expected, packed;
@@ -187,6 +198,7 @@ PackageResult make_package(const PackageOptions& o) {
   si.kernels = c.manifest.kernels.size();
   si.installer_size = fs::file_size(installer);
   si.installer_sha256 = common::sha256_file(installer);
+  si.installer_unpacked_size = gzip_unpacked_size(installer);
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);
   std::optional<trust::SigningKey> key;

@@ -11,7 +11,7 @@ namespace skb::packager {
 struct PackageOptions {
   std::filesystem::path build_dir;
   std::filesystem::path output_dir;    // empty: build_dir
-  std::filesystem::path installer;     // empty: next to this program
+  std::filesystem::path installer;     // the installer gzip-compressed; empty: next to this program
   std::filesystem::path records_from;  // optional: the kernel records the build graph expects
   std::filesystem::path stamp;         // optional: write a JSON note of the result here; then
                                        // also link <stamp's folder>/static_kernel.run to the .run,
@@ -46,7 +46,8 @@ std::string package_name(std::int64_t epoch, const std::string& digest);
 /// folder: never over a different file of the same name unless force; published by rename.
 PackageResult make_package(const PackageOptions& options);
 
-/// Where the static installer is, next to the running program (build tree or install prefix).
+/// Where the static installer is, gzip-compressed as every .run carries it (skb-install.gz), next
+/// to the running program (build tree or install prefix).
 std::filesystem::path default_installer();
 
 }  // namespace skb::packager

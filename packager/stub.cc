@@ -10,12 +10,12 @@ namespace {
 
 // {0} package {1} soc {2} kernels {3} skb version {4} header length {5} installer offset
 // {6} installer size {7} installer sha256 {8} payload offset {9} payload size {10} payload sha256
-// {11} signature size
+// {11} signature size {12} installer size unpacked
 constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
-# Needs only POSIX sh and coreutils. Every part is checked with SHA-256 before it is used: the
-# installer here, against the hash below; then, by the installer and before anything else, this
+# Needs only POSIX sh, coreutils and gzip. Every part is checked with SHA-256 before it is used:
+# the installer here (gzip-compressed), against the hash below, before gzip unpacks it; then, by the installer and before anything else, this
 # header (its hash is on the line after its last line), its signature (the line after that, when
 # the package is signed: checked against the trust policy where it installs) and the payload,
 # all found at the exact byte offsets below. Commands write to files, never through `$(...)` or a pipe, so that the
@@ -28,6 +28,7 @@ skb_header_len={4}
 skb_installer_offset={5}
 skb_installer_size={6}
 skb_installer_sha256={7}
+skb_installer_unpacked_size={12}
 skb_payload_offset={8}
 skb_payload_size={9}
 skb_payload_sha256={10}
@@ -37,7 +38,7 @@ skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
 case $skb_self in /*) ;; *) skb_self=${{PWD:-$(pwd)}}/$skb_self ;; esac
 [ -f "$skb_self" ] && [ -r "$skb_self" ] || skb_die "cannot read $skb_self: run the package by its path"
-for skb_tool in dd head tail sha256sum wc df chmod rm; do
+for skb_tool in dd head tail sha256sum wc df chmod rm gzip; do
   command -v "$skb_tool" >/dev/null 2>&1 || skb_die "'$skb_tool' is missing, so the package cannot be verified; nothing was done"
 done
 # Prints bytes [$1, $1 + $2) of this file: one dd when it counts in bytes (GNU), else tail | head.
@@ -45,8 +46,8 @@ done
 skb_bytes() {{ LC_ALL=C dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 skip="$1" count="$2" 2>/dev/null ||
   LC_ALL=C tail -c +$(($1 + 1)) "$skb_self" | LC_ALL=C head -c "$2"; }}
 
-# The installer and a scratch file go to new files of the first folder with room for them, from
-# which programs may run (not a noexec mount). Noclobber creates a file only under a new name,
+# The installer and a scratch file (which first holds it compressed) go to new files of the first
+# folder with room for them, from which programs may run (not a noexec mount). Noclobber creates a file only under a new name,
 # never through a planted symlink; the sticky bit of a shared folder keeps others' hands off.
 set -C
 skb_file=
@@ -55,7 +56,7 @@ trap skb_cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
-skb_need_kb=$((skb_installer_size / 1024 + 256))
+skb_need_kb=$(((skb_installer_size + skb_installer_unpacked_size) / 1024 + 256))
 skb_new() {{ {{ true > "$1"; }} 2>/dev/null; }}
 skb_try() {{
   skb_n=0
@@ -70,15 +71,17 @@ skb_try() {{
   LC_ALL=C df -Pk "$1" >| "$skb_file.t" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.t" || :
   case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
   [ "$skb_avail" -ge "$skb_need_kb" ] || return 1
-  skb_bytes "$skb_installer_offset" "$skb_installer_size" >| "$skb_file" || return 1
+  skb_bytes "$skb_installer_offset" "$skb_installer_size" >| "$skb_file.t" || return 1
   skb_have=
-  LC_ALL=C sha256sum "$skb_file" >| "$skb_file.t" && read -r skb_have _ < "$skb_file.t" || :
+  LC_ALL=C sha256sum "$skb_file.t" >| "$skb_file" && read -r skb_have _ < "$skb_file" || :
   if [ "$skb_have" != "$skb_installer_sha256" ]; then
     skb_total=$(($(wc -c < "$skb_self")))
     [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
       skb_die "$skb_total bytes, expected $((skb_payload_offset + skb_payload_size)): the file is truncated or damaged; nothing was done"
     skb_die "installer checksum mismatch: the file is damaged; nothing was done"
   fi
+  # Checked bytes: gzip fails here only when it cannot write (a full folder): the next one is tried.
+  LC_ALL=C gzip -dc < "$skb_file.t" >| "$skb_file" 2>/dev/null || {{ skb_unpack_failed=$1; return 1; }}
   LC_ALL=C chmod 700 "$skb_file"
   [ -x "$skb_file" ]
 }}
@@ -88,6 +91,8 @@ for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   skb_cleanup
   skb_file=
 done
+[ -n "$skb_file" ] || [ -z "${{skb_unpack_failed:-}}" ] ||
+  skb_die "gzip could not unpack the installer into $skb_unpack_failed (is it full?); nothing was done"
 [ -n "$skb_file" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
 # The installer replaces this shell and removes its two files as soon as it runs: nothing is
@@ -112,7 +117,7 @@ std::string make_stub(const StubInput& in) {
     std::uint64_t payload_offset = installer_offset + in.installer_size;
     text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
                        in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256,
-                       in.signature_size);
+                       in.signature_size, in.installer_unpacked_size);
     if (text.size() == header_len) break;
     header_len = text.size();
   }

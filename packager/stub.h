@@ -10,12 +10,13 @@ namespace skb::packager {
 struct StubInput {
   std::string package;
   std::string soc;
-  std::uint64_t installer_size = 0;
-  std::string installer_sha256;
+  std::uint64_t installer_size = 0;  // the installer as the .run holds it: gzip-compressed
+  std::string installer_sha256;      // of those bytes
   std::uint64_t payload_size = 0;
   std::string payload_sha256;
   std::uint64_t kernels = 0;
-  std::uint64_t signature_size = 0;  // bytes of the signature line after the header's hash line; 0: unsigned
+  std::uint64_t signature_size = 0;           // bytes of the signature line after the header's hash line; 0: unsigned
+  std::uint64_t installer_unpacked_size = 0;  // the installer's bytes once gzip has unpacked it
 };
 
 /// The line after the stub: the stub's SHA-256 in hex and a newline.
@@ -24,12 +25,11 @@ constexpr std::uint64_t kStubHashLine = 65;
 /// What a package's signature signs: a label, then the header (the stub, without its hash line),
 /// which gives the exact offsets, sizes and SHA-256 of the installer and of the payload, whose
 /// manifest pins every file's SHA-256: so a signature covers every byte of the package.
-inline std::string package_signed_message(std::string_view header) {
-  return "skb-package-v1\n" + std::string(header);
-}
+inline std::string package_signed_message(std::string_view header) { return "skb-package-v1\n" + std::string(header); }
 
 /// The stub: a POSIX sh script that copies the installer to the first folder with room that
-/// lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, and runs it on the payload;
+/// lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, unpacks it with gzip and
+/// runs it on the payload;
 /// the installer then checks the stub (installer::verify_run_file) and the payload. It ends with
 /// a line holding the SHA-256 of the bytes before it; then the signature line (signature_size
 /// bytes, none when unsigned); the installer follows right after.

@@ -8,7 +8,7 @@ SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 source "$SKB_TOP/scripts/deps.sh"
 skb_install_deps
 # What the main job runs, and nothing else (scripts/test.sh builds the rest into the same folder).
-skb_build skb-generate skb-package skb-install skb-replay skb_store skb_templates
+skb_build skb-generate skb-package skb-install skb-install-gz skb-replay skb_store skb_templates
 build="${SKB_BUILD:-$SKB_TOP/build}"
 work="$build/example"
 rm -rf "$work"

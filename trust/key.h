@@ -43,6 +43,10 @@ bool valid_key_name_char(char c);
 /// A key name: 1 to 64 characters of [A-Za-z0-9._@-] (it is shown, and written into trust files).
 bool valid_key_name(std::string_view name);
 
+/// `<name>:<base64>` split at its last colon, the name checked, the base64 decoded into exactly n
+/// bytes; throws common::Error naming `what` (never quoting the bytes).
+std::string named_bytes(std::string_view line, std::size_t n, const char* what, std::string& name);
+
 /// A new key pair from the system's random source (OpenSSL). Throws common::Error.
 SigningKey generate_signing_key(const std::string& name);
 
@@ -61,6 +65,8 @@ void write_signing_key(const std::filesystem::path& file, const SigningKey& key)
 /// (as ssh requires of its keys). Throws common::Error naming the file.
 SigningKey read_signing_key(const std::filesystem::path& file);
 
+/// Defined in signing_key.cc, which the installer does not link: generate_signing_key,
+/// parse_signing_key, write_signing_key, read_signing_key, SigningKey's members, init_crypto.
 /// Initializes OpenSSL for skb's keys, once, before any other use of it in this process:
 /// without reading the system's openssl.cnf (2 ms of every process that verifies a signature,
 /// and nothing an Ed25519 check needs). A no-op when something else (libcurl) came first.

@@ -13,10 +13,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "common/error.h"
+#include "common/fs.h"
 
 namespace skb::installer {
 
@@ -24,20 +25,41 @@ namespace {
 
 // Who holds the flock on fd, from /proc/locks: "process 1234 (sh, stopped)", or "another
 // installer" when Linux does not say.
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  for (std::size_t at = 0;;) {
+    at = line.find_first_not_of(" \t", at);
+    if (at == std::string_view::npos) return out;
+    std::size_t end = std::min(line.find_first_of(" \t", at), line.size());
+    out.push_back(line.substr(at, end - at));
+    at = end;
+  }
+}
+
 std::string holder_of(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return "another installer";
   std::string want = fmt::format("{:02x}:{:02x}:{}", major(st.st_dev), minor(st.st_dev), st.st_ino);
-  std::ifstream locks("/proc/locks");
-  std::string line;
-  while (std::getline(locks, line)) {
-    std::istringstream in(line);
-    std::string n, cls, kind, mode, pid, where;
-    if (!(in >> n >> cls) || cls == "->" || !(in >> kind >> mode >> pid >> where)) continue;
-    if (cls != "FLOCK" || where != want || pid == std::to_string(::getpid())) continue;
-    std::ifstream stat_file("/proc/" + pid + "/stat");
-    std::string stat_line;
-    std::getline(stat_file, stat_line);
+  std::string locks, stat_line;
+  try {
+    locks = common::read_file_if_exists("/proc/locks").value_or("");
+  } catch (const common::Error&) {
+    return "another installer";
+  }
+  std::string self = std::to_string(::getpid());
+  std::string_view rest = locks;
+  while (!rest.empty()) {
+    std::string_view line = rest.substr(0, rest.find('\n'));
+    rest.remove_prefix(std::min(rest.size(), line.size() + 1));
+    // "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's line has "->" second.
+    std::vector<std::string_view> w = words(line);
+    if (w.size() < 6 || w[1] != "FLOCK" || w[5] != want || w[4] == self) continue;
+    std::string pid(w[4]);
+    try {
+      stat_line = common::read_file_if_exists("/proc/" + pid + "/stat", 4096).value_or("");
+    } catch (const common::Error&) {
+      stat_line.clear();
+    }
     std::size_t open = stat_line.find('('), close = stat_line.rfind(')');
     if (open == std::string::npos || close == std::string::npos || close + 2 >= stat_line.size())
       return fmt::format("process {}", pid);

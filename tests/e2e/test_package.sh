@@ -123,6 +123,17 @@ chmod 755 old_dd/dd
 PATH=$PWD/old_dd:$PATH sh "$run" --install-path="$PWD/old_dd_lib" -q || fail "install with a dd without iflag= failed"
 expect_eq "$(check_library old_dd_lib)" "$kernels" "kernels after an install with a dd without iflag="
 
+step "the installer travels gzip-compressed: without gzip the package says so and does nothing"
+expect_eq "$(sed -n 's/^skb_installer_size=//p' "$run" | head -1)" "$(stat -c %s "$SKB_BIN/../libexec/skb/skb-install.gz")" \
+  "installer bytes in the .run"
+expect_eq "$(sed -n 's/^skb_installer_unpacked_size=//p' "$run" | head -1)" \
+  "$(stat -c %s "$SKB_BIN/../libexec/skb/skb-install")" "installer bytes once unpacked"
+mkdir -p nogzip
+for t in dd head tail sha256sum wc df chmod rm; do ln -sf "$(command -v $t)" nogzip/$t; done
+if PATH=$PWD/nogzip /bin/sh "$run" --install-path="$PWD/nogzip_lib" -q 2>nogzip.err; then fail "installed without gzip"; fi
+grep -q "'gzip' is missing" nogzip.err || fail "unclear error without gzip: $(cat nogzip.err)"
+[ ! -e nogzip_lib ] || fail "something was written without gzip"
+
 step "options: unknown ones refused, --list lists every kernel, --extract does not install"
 if sh "$run" --bogus >/dev/null 2>&1; then fail "unknown option accepted"; fi
 sh "$run" --bogus >/dev/null 2>&1 || expect_eq "$?" 2 "exit status of an unknown option"

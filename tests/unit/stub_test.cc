@@ -16,12 +16,21 @@ std::uint64_t value(const std::string& stub, const std::string& key) {
 
 TEST(Stub, OffsetsPointRightAfterTheHeaderAndItsHash) {
   for (std::uint64_t installer : {1ull, 999ull, 6591432ull, 123456789012ull}) {
-    StubInput in{"static_kernel_20260101000000", "host", installer, std::string(64, 'a'), 5, std::string(64, 'b'), 3};
+    StubInput in;
+    in.package = "static_kernel_20260101000000";
+    in.soc = "host";
+    in.installer_size = installer;
+    in.installer_sha256 = std::string(64, 'a');
+    in.installer_unpacked_size = installer * 2 + 1;
+    in.payload_size = 5;
+    in.payload_sha256 = std::string(64, 'b');
+    in.kernels = 3;
     std::string stub = make_stub(in);
     std::uint64_t header = value(stub, "skb_header_len");
     EXPECT_EQ(stub.size(), header + 65);
     EXPECT_EQ(value(stub, "skb_installer_offset"), stub.size());
     EXPECT_EQ(value(stub, "skb_payload_offset"), stub.size() + installer);
+    EXPECT_EQ(value(stub, "skb_installer_unpacked_size"), installer * 2 + 1);
     EXPECT_EQ(stub.substr(header, 64), common::sha256_hex(stub.substr(0, header)));
     EXPECT_EQ(stub.substr(0, 10), "#!/bin/sh\n");
   }
