@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Packager benchmark: for a package of thousands of kernels, prints packaging time as a ratio
 to `tar -czf` of the same files (target <= 1.3), install time as a ratio to `tar -xzf` of the
-payload (target <= 2, verification included), and 8 concurrent installs of the package into one
+payload (target <= 1.0, verification included), and 8 concurrent installs of the package into one
 library as a ratio to one install (target <= 1.3), with, to read that last figure by, the time of
 1 and of 8 runs at once of the package into a library that already has it (the cost of the copies
 that only verify and wait); and an install of the same kernels signed, under a trust policy, as a
 ratio to the unsigned package without one, interleaved (target <= 1.02: what checking the
-signature adds).
+signature adds). Also the bytes of the installer as the .run carries it (target <= 1 MiB) and of
+the .run over its payload.
 usage: bench_package.py BUILD_DIR [WORK_DIR] [--kernels N] [--repeat R]"""
 import argparse, glob, os, shutil, subprocess, sys, time
 
@@ -118,7 +119,12 @@ def main():
     for kind in ("x", "lib"):
         shutil.rmtree(os.path.join(work, kind), ignore_errors=True)
 
-    figures = {"kernels": a.kernels, "kernel_bytes": nbytes, "run_bytes": os.path.getsize(run),
+    head = open(run, "rb").read(1 << 16).decode("latin-1")
+    field = lambda k: int(head.split("\n" + k + "=", 1)[1].split("\n", 1)[0])
+    sizes = {"installer_bytes": field("skb_installer_size"), "installer_unpacked_bytes": field("skb_installer_unpacked_size"),
+             "payload_bytes": field("skb_payload_size")}
+    figures = {"kernels": a.kernels, "kernel_bytes": nbytes, "run_bytes": os.path.getsize(run), **sizes,
+               "run_vs_payload": os.path.getsize(run) / sizes["payload_bytes"],
                "package_vs_tar_czf": ratio(ours_c, tar_c), "install_vs_tar_xzf": ratio(ours_x, tar_x),
                "concurrent8_vs_1": ratio(eight, one), "tar_czf_seconds": stats(tar_c), "package_seconds": stats(ours_c),
                "tar_xzf_seconds": stats(tar_x), "install_seconds": stats(ours_x), "install1_seconds": stats(one),
@@ -128,7 +134,10 @@ def main():
     print()
     print("packager, %d kernels (%.1f MB), .run %.1f MB, %d repeats:" % (a.kernels, nbytes / 1e6, os.path.getsize(run) / 1e6, a.repeat))
     row("  skb-package / tar -czf of the same files", figures["package_vs_tar_czf"], "<= 1.3")
-    row("  install (verification included) / tar -xzf", figures["install_vs_tar_xzf"], "<= 2")
+    print("  installer in the .run: %d bytes (target <= %d), %d unpacked; payload %d bytes; .run / payload %.3f"
+          % (sizes["installer_bytes"], 1 << 20, sizes["installer_unpacked_bytes"], sizes["payload_bytes"],
+             figures["run_vs_payload"]))
+    row("  install (verification included) / tar -xzf", figures["install_vs_tar_xzf"], "<= 1.0")
     row("  8 concurrent installs / 1 install", figures["concurrent8_vs_1"], "<= 1.3")
     row("  signed install under a trust policy / unsigned install", figures["signed_install_vs_unsigned"], "<= 1.02")
     row("  tar -czf seconds", figures["tar_czf_seconds"], unit="s")
