@@ -66,7 +66,8 @@ void write_signing_key(const std::filesystem::path& file, const SigningKey& key)
 SigningKey read_signing_key(const std::filesystem::path& file);
 
 /// Defined in signing_key.cc, which the installer does not link: generate_signing_key,
-/// parse_signing_key, write_signing_key, read_signing_key, SigningKey's members, init_crypto.
+/// parse_signing_key, write_signing_key, read_signing_key, SigningKey's members, init_crypto,
+/// and signature.h's signature_line.
 /// Initializes OpenSSL for skb's keys, once, before any other use of it in this process:
 /// without reading the system's openssl.cnf (2 ms of every process that verifies a signature,
 /// and nothing an Ed25519 check needs). A no-op when something else (libcurl) came first.

@@ -6,10 +6,6 @@
 
 namespace skb::trust {
 
-std::string signature_line(const SigningKey& key, std::string_view message) {
-  return key.name() + ":" + base64_encode(key.sign(message)) + "\n";
-}
-
 std::size_t signature_line_size(std::string_view key_name) { return key_name.size() + 1 + 88 + 1; }
 
 bool parse_signature_line(std::string_view line, std::string& key_name, std::string& signature) {

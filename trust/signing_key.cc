@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "trust/openssl_ptr.h"
+#include "trust/signature.h"
 
 // What a key's owner does with it (OpenSSL's EVP): make, sign, write and read the private key.
 // Apart from key.cc, which parses keys and base64 and goes into the installer too: these would
@@ -116,6 +117,10 @@ SigningKey read_signing_key(const std::filesystem::path& file) {
     OPENSSL_cleanse(text.data(), text.size());
     throw Error(fmt::format("{}: {}", file.string(), e.what()));
   }
+}
+
+std::string signature_line(const SigningKey& key, std::string_view message) {
+  return key.name() + ":" + base64_encode(key.sign(message)) + "\n";
 }
 
 }  // namespace skb::trust
