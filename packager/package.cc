@@ -47,8 +47,9 @@ std::string package_name(std::int64_t epoch, const std::string& digest) {
   return fmt::format("static_kernel_{:%Y%m%d%H%M%S}_{}", fmt::gmtime(t), digest.substr(0, 8));
 }
 
-fs::path default_installer() {
-  return (common::self_exe().parent_path() / SKB_LIBEXEC_RELDIR / "skb-install.gz").lexically_normal();
+fs::path default_installer(Compression payload) {
+  const char* name = payload == Compression::kGzip ? "skb-install.gz" : "skb-install-all.gz";
+  return (common::self_exe().parent_path() / SKB_LIBEXEC_RELDIR / name).lexically_normal();
 }
 
 namespace {
@@ -173,7 +174,7 @@ PackageResult make_package(const PackageOptions& o) {
   std::error_code ec;
   fs::create_directories(out_dir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create: {}", out_dir.string(), ec.message()));
-  fs::path installer = o.installer.empty() ? default_installer() : o.installer;
+  fs::path installer = o.installer.empty() ? default_installer(o.compression) : o.installer;
   if (!fs::is_regular_file(installer))
     throw Error(fmt::format("{}: the installer that goes into every .run is missing (a broken skb installation?)",
                             installer.string()));

@@ -46,8 +46,9 @@ std::string package_name(std::int64_t epoch, const std::string& digest);
 /// folder: never over a different file of the same name unless force; published by rename.
 PackageResult make_package(const PackageOptions& options);
 
-/// Where the static installer is, gzip-compressed as every .run carries it (skb-install.gz), next
-/// to the running program (build tree or install prefix).
-std::filesystem::path default_installer();
+/// Where the static installer for a payload of that compression is, gzip-compressed as every .run
+/// carries it, next to the running program (build tree or install prefix): skb-install.gz reads
+/// gzip payloads only, skb-install-all.gz every compression.
+std::filesystem::path default_installer(Compression payload);
 
 }  // namespace skb::packager

@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/install/file_sink.h"
+#include "packager/install/payload_filters.h"
 #include "packager/stub.h"
 
 namespace skb::installer {
@@ -60,9 +61,7 @@ struct ReadArchive {
   archive_entry* entry = nullptr;  // the current entry's header
   RangeReader reader;
   explicit ReadArchive(const PayloadSource& src) : reader{&src} {
-    archive_read_support_filter_gzip(a);
-    archive_read_support_filter_zstd(a);
-    archive_read_support_filter_xz(a);
+    add_payload_filters(a);
     archive_read_support_format_tar(a);
     if (archive_read_open(a, &reader, nullptr, &read_range, nullptr) != ARCHIVE_OK) {
       // No destructor runs for a constructor that throws: free the archive here.

@@ -6,7 +6,7 @@ SKB_BUILD=$(dirname "$SKB_BIN")
 
 step "cmake --install skb into a prefix"
 cmake --install "$SKB_BUILD" --prefix "$PWD/prefix" >/dev/null
-for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/skb-install.gz libexec/skb/compat/op_compiler \
+for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/skb-install.gz libexec/skb/skb-install-all.gz libexec/skb/compat/op_compiler \
          lib/skb/skb_store.so \
          lib/skb/skb_store_curl.so \
          share/skb/templates/toolchains/host.json share/skb/templates/socs.json \

@@ -40,7 +40,7 @@ dpkg_root() { dpkg --instdir="$root" --admindir="$root/var/lib/dpkg" --force-not
   --force-script-chrootless --log=/dev/null "$@"; }
 dpkg_root -i "$deb" >dpkg-install.log 2>&1 || fail "dpkg -i: $(tail -10 dpkg-install.log)"
 usr=$root/usr
-for f in bin/skb-generate bin/skb-package bin/skb bin/skb-replay libexec/skb/skb-install libexec/skb/skb-install.gz \
+for f in bin/skb-generate bin/skb-package bin/skb bin/skb-replay libexec/skb/skb-install libexec/skb/skb-install.gz libexec/skb/skb-install-all.gz \
          libexec/skb/compat/op_compiler \
          lib/skb/skb_store.so share/skb/templates/toolchains/host.json lib/cmake/skb/skbConfig.cmake \
          include/skb/runtime.h; do

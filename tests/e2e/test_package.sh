@@ -29,6 +29,9 @@ for c in gzip zstd xz; do
   [[ $(basename "$a") =~ ^static_kernel_20231114221320_[0-9a-f]{8}\.run$ ]] || fail "name from SOURCE_DATE_EPOCH: $a"
   expect_eq "$(basename "$a")" "$(basename "$b")" "names of two $c packagings"
   expect_eq "$(sha256sum < "$a")" "$(sha256sum < "$b")" "sha256 of two $c packagings"
+  inst=skb-install-all.gz; [ "$c" != gzip ] || inst=skb-install.gz  # the installer that reads its payload
+  expect_eq "$(sed -n 's/^skb_installer_size=//p' "$a" | head -1)" "$(stat -c %s "$SKB_BIN/../libexec/skb/$inst")" \
+    "installer bytes of the $c package"
   sh "$a" --check >/dev/null || fail "$c package does not check"
   sh "$a" --install-path="inst_$c" -q || fail "$c package does not install"
   expect_eq "$(check_library "inst_$c")" "$kernels" "kernels listed after installing the $c package"
