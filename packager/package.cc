@@ -56,12 +56,11 @@ namespace {
 
 // A gzip file's uncompressed size: its last 4 bytes, ISIZE (RFC 1952, little-endian, the size
 // modulo 2^32; the installer is far smaller).
-std::uint64_t gzip_unpacked_size(const fs::path& file) {
-  std::string bytes = common::read_file(file, 1 << 30);
+std::uint64_t gzip_unpacked_size(std::string_view bytes, const fs::path& file) {
   if (bytes.size() < 18 || static_cast<unsigned char>(bytes[0]) != 0x1f || static_cast<unsigned char>(bytes[1]) != 0x8b)
     throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
   std::uint64_t n = 0;
-  for (int i = 1; i <= 4; ++i) n = n << 8 | static_cast<unsigned char>(bytes[bytes.size() - i]);
+  for (std::size_t i = 1; i <= 4; ++i) n = n << 8 | static_cast<unsigned char>(bytes[bytes.size() - i]);
   return n;
 }
 
@@ -197,9 +196,11 @@ PackageResult make_package(const PackageOptions& o) {
   si.package = c.manifest.package;
   si.soc = c.manifest.soc;
   si.kernels = c.manifest.kernels.size();
-  si.installer_size = fs::file_size(installer);
-  si.installer_sha256 = common::sha256_file(installer);
-  si.installer_unpacked_size = gzip_unpacked_size(installer);
+  // Read once: its size, hash and unpacked size for the header, then its bytes for the .run.
+  std::string installer_bytes = common::read_file(installer, 1 << 30);
+  si.installer_size = installer_bytes.size();
+  si.installer_sha256 = common::sha256_hex(installer_bytes);
+  si.installer_unpacked_size = gzip_unpacked_size(installer_bytes, installer);
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);
   std::optional<trust::SigningKey> key;
@@ -222,9 +223,9 @@ PackageResult make_package(const PackageOptions& o) {
     if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", run_tmp.path.string(), std::strerror(errno)));
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(::fdopen(fd, "wb"), &std::fclose);
     if (std::fwrite(stub.data(), 1, stub.size(), out.get()) != stub.size() ||
-        std::fwrite(signature.data(), 1, signature.size(), out.get()) != signature.size())
+        std::fwrite(signature.data(), 1, signature.size(), out.get()) != signature.size() ||
+        std::fwrite(installer_bytes.data(), 1, installer_bytes.size(), out.get()) != installer_bytes.size())
       throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));
-    append_file(out.get(), installer, run_tmp.path);
     append_file(out.get(), payload.path, run_tmp.path);
     if (std::fflush(out.get()) != 0 || ::fsync(fd) != 0)
       throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));

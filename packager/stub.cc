@@ -15,12 +15,13 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
 # Needs only POSIX sh, coreutils and gzip. Every part is checked with SHA-256 before it is used:
-# the installer here (gzip-compressed), against the hash below, before gzip unpacks it; then, by the installer and before anything else, this
-# header (its hash is on the line after its last line), its signature (the line after that, when
-# the package is signed: checked against the trust policy where it installs) and the payload,
-# all found at the exact byte offsets below. Commands write to files, never through `$(...)` or a pipe, so that the
-# shell starts each one without copying itself: the LOCAL_WORLD_SIZE copies of this script that
-# the ranks of a node start at once spend most of their time starting programs.
+# the installer here (gzip-compressed), against the hash below, before gzip unpacks it; then, by
+# the installer and before anything else, this header (its hash is on the line after its last
+# line), its signature (the line after that, when the package is signed: checked against the
+# trust policy where it installs) and the payload, all found at the exact byte offsets below.
+# Commands write to files, never through `$(...)` or a pipe, so that the shell starts each one
+# without copying itself: the LOCAL_WORLD_SIZE copies of this script that the ranks of a node
+# start at once spend most of their time starting programs.
 set -eu
 umask 022
 skb_package={0}
@@ -47,8 +48,9 @@ skb_bytes() {{ LC_ALL=C dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 
   LC_ALL=C tail -c +$(($1 + 1)) "$skb_self" | LC_ALL=C head -c "$2"; }}
 
 # The installer and a scratch file (which first holds it compressed) go to new files of the first
-# folder with room for them, from which programs may run (not a noexec mount). Noclobber creates a file only under a new name,
-# never through a planted symlink; the sticky bit of a shared folder keeps others' hands off.
+# folder with room for them, from which programs may run (not a noexec mount). Noclobber creates
+# a file only under a new name, never through a planted symlink; the sticky bit of a shared folder
+# keeps others' hands off.
 set -C
 skb_file=
 skb_cleanup() {{ if [ -n "$skb_file" ]; then rm -f "$skb_file" "$skb_file.t"; fi; }}

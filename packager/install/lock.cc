@@ -23,8 +23,7 @@ namespace skb::installer {
 
 namespace {
 
-// Who holds the flock on fd, from /proc/locks: "process 1234 (sh, stopped)", or "another
-// installer" when Linux does not say.
+// The fields of a line, as separated by spaces and tabs.
 std::vector<std::string_view> words(std::string_view line) {
   std::vector<std::string_view> out;
   for (std::size_t at = 0;;) {
@@ -36,6 +35,8 @@ std::vector<std::string_view> words(std::string_view line) {
   }
 }
 
+// Who holds the flock on fd, from /proc/locks: "process 1234 (sh, stopped)", or "another
+// installer" when Linux does not say.
 std::string holder_of(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return "another installer";
