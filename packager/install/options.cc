@@ -160,14 +160,15 @@ const char* option_token(char** args) {
   return optarg && optarg == args[optind - 1] && optind >= 2 ? args[optind - 2] : args[optind - 1];
 }
 
-void print_help(const std::string& name, bool from_package) {
+// The default shown for --lock-timeout is the one in force: SKB_LOCK_TIMEOUT when it is set.
+void print_help(const std::string& name, bool from_package, double lock_timeout) {
   std::string text = name + kAbout + fmt::format("Usage: {} [OPTIONS]\n\nOptions:\n", name);
   for (const UserOption& o : kUserOptions) {
     if (o.id == kUninstallAll && from_package) continue;  // a package removes itself, not the library
     std::string flag = o.short_name ? fmt::format("-{},--{}", o.short_name, o.name) : fmt::format("--{}", o.name);
     if (o.value) flag += fmt::format(" {}", o.value);
     std::string help = o.help;
-    if (o.id == kLockTimeout) help += fmt::format(" [{:g}]", Args{}.lock_timeout);
+    if (o.id == kLockTimeout) help += fmt::format(" [{:g}]", lock_timeout);
     text += fmt::format("  {:<28} {}\n", flag, help);
   }
   text += kHelpFooter;
@@ -260,7 +261,7 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
     at = -1;
     switch (id) {
       case kHelp:
-        print_help(name, !a.package_name.empty());
+        print_help(name, !a.package_name.empty(), a.lock_timeout);
         return kExitOk;
       case kVersion:
         std::printf("%s (skb %s)\n", name.c_str(), common::kVersion);
