@@ -1,6 +1,6 @@
 # skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
 #                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
-#                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>] [BASE <run>]
+#                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>] [BASE <run> [SELF_CONTAINED]]
 #                        [OUTPUT_VARIABLE <var>])
 #
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
@@ -19,9 +19,11 @@
 # goes into the build, never the key); TRUSTED_KEYS the trust file whose keys a store entry must
 # be signed by. Without them, SKB_SIGNING_KEY and SKB_TRUSTED_KEYS, else the user's own key.
 # BASE names a .run the package is a delta on: it carries only the kernels that one lacks, and
-# installs where that one's kernels are (skb-package --base).
+# installs where that one's kernels are (skb-package --base). Such a delta also leaves out the
+# installer when the base's is the same, and runs the copy the base left in the library;
+# SELF_CONTAINED keeps it in (skb-package --self-contained).
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT;SELF_CONTAINED" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -63,6 +65,9 @@ function(skb_add_static_kernels name)
   endif()
   if(arg_STRICT)
     list(APPEND gen_args --strict)
+  endif()
+  if(arg_SELF_CONTAINED)
+    list(APPEND gen_args --package-self-contained)
   endif()
   if(arg_CACHE)
     list(APPEND gen_args --cache "${arg_CACHE}")

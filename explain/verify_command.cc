@@ -52,8 +52,11 @@ int run_verify_command(const VerifyCommand& v) {
     const std::size_t from_base = m.files_from_base();
     std::string delta =
         m.base.empty() ? "" : fmt::format("; a delta on {}: {} of its files come from the base", m.base, from_base);
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", run.package.c_str(),
-                m.files.size() - from_base, signed_by.c_str(), delta.c_str());
+    if (run.installer.size == 0)
+      delta += fmt::format("; it carries no installer: it runs its base's (SHA-256 {}) from the library",
+                           run.installer_unpacked_sha256);
+    std::printf("%s: OK (header, %spayload and %zu files verified; %s%s)\n", run.package.c_str(),
+                run.installer.size ? "installer, " : "", m.files.size() - from_base, signed_by.c_str(), delta.c_str());
     return 0;
   } catch (const VerifyError& e) {
     std::fprintf(stderr, "skb: error: %s: %s\n", v.run_file.c_str(), e.what());

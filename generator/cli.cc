@@ -92,8 +92,12 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
   app.add_option("--package-dir", o.package_dir, "Where the packaging step puts the .run (default: OUT)");
-  app.add_option("--package-base", o.package_base,
-                 "Make the package a delta on this .run: it carries only the kernels that one lacks");
+  CLI::Option* base = app.add_option("--package-base", o.package_base,
+                                     "Make the package a delta on this .run: it carries only the kernels that one "
+                                     "lacks, and no installer when that one's is the same (it runs the library's)");
+  app.add_flag("--package-self-contained", o.package_self_contained,
+               "With --package-base: the delta carries its installer even when the base's is the same one")
+      ->needs(base);
   app.add_option("--package-name", o.package_name,
                  "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)");
   app.add_option("--depfile", o.depfile,

@@ -179,6 +179,7 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   if (!o.package_name.empty()) args.insert(args.end(), {"--package-name", o.package_name});
   if (!o.package_base.empty())
     args.insert(args.end(), {"--package-base", fs::absolute(o.package_base).lexically_normal().string()});
+  if (o.package_self_contained) args.push_back("--package-self-contained");
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
   // Always one or the other: SKB_CACHE, SKB_CACHE_DIR and skb.conf are read once, at the first
   // generation, not at each rerun.
@@ -259,6 +260,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     if (!o.package_base.empty())
       in.package_args.insert(in.package_args.end(),
                              {"--base", fs::absolute(o.package_base).lexically_normal().string()});
+    if (o.package_self_contained) in.package_args.push_back("--self-contained");
     // The key's path, never the key: the packaging step reads it.
     if (!o.sign_key.empty())
       in.package_args.insert(in.package_args.end(),

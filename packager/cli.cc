@@ -88,7 +88,7 @@ struct WholeJob {
                    sign_key, trusted_keys, base;
   unsigned jobs = 0;
   bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
-       cache_read_only = false;
+       cache_read_only = false, self_contained = false;
 };
 
 // -o DEST: a folder for the package, or the package's own path when it ends in .run.
@@ -191,6 +191,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
   if (!job.sign_key.empty()) gen.insert(gen.end(), {"--sign-key", job.sign_key});
   if (!job.base.empty()) gen.insert(gen.end(), {"--package-base", job.base});
+  if (job.self_contained) gen.push_back("--package-self-contained");
   if (!job.trusted_keys.empty()) gen.insert(gen.end(), {"--trusted-keys", job.trusted_keys});
   if (work) gen.push_back("--lookup-now");  // a one-shot build: only what the stores lack gets a compile step
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
@@ -278,9 +279,14 @@ int package_main(int argc, char** argv, common::Diag& diag) {
                  "Whole job: trust file whose keys a kernel store entry must be signed by")
       ->envname("SKB_TRUSTED_KEYS");
   app.add_flag("--dynamic", job.dynamic, "Whole job: also package the dynamic-shape twin of each (op, dtypes)");
-  app.add_option("--base", job.base,
-                 "A .run this package is a delta on: it carries only the kernels that one lacks, and installs "
-                 "where that one's kernels are");
+  CLI::Option* base =
+      app.add_option("--base", job.base,
+                     "A .run this package is a delta on: it carries only the kernels that one lacks, and installs "
+                     "where that one's kernels are");
+  app.add_flag("--self-contained", job.self_contained,
+               "With --base: carry the installer even when the base's is the same one (a delta leaves it out, "
+               "and runs the copy its base left in the library)")
+      ->needs(base);
   app.add_flag("--cann-output", job.cann_output, "Internal (op_compiler): print CANN's success line")->group("");
   app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");
   app.add_option("--records-from", records_from, "Internal (build.ninja): file listing the kernel records")->group("");
@@ -324,6 +330,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.name = name;
   o.sign_key = job.sign_key;
   o.base = job.base;
+  o.self_contained = job.self_contained;
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {}, {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256,

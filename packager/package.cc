@@ -20,6 +20,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/collect.h"
+#include "packager/install/gzip_bytes.h"
 #include "packager/install/payload_reader.h"
 #include "packager/install/run_file.h"
 #include "packager/manifest.h"
@@ -54,14 +55,21 @@ fs::path default_installer(Compression payload) {
 
 namespace {
 
-// A gzip file's uncompressed size: its last 4 bytes, ISIZE (RFC 1952, little-endian, the size
-// modulo 2^32; the installer is far smaller).
-std::uint64_t gzip_unpacked_size(std::string_view bytes, const fs::path& file) {
-  if (bytes.size() < 18 || static_cast<unsigned char>(bytes[0]) != 0x1f || static_cast<unsigned char>(bytes[1]) != 0x8b)
-    throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
-  std::uint64_t n = 0;
-  for (std::size_t i = 1; i <= 4; ++i) n = n << 8 | static_cast<unsigned char>(bytes[bytes.size() - i]);
-  return n;
+// The installer skb-package puts into a .run, gzip-compressed, and what it unpacks to.
+struct Installer {
+  std::string gz;
+  std::uint64_t unpacked_size = 0;
+  std::string unpacked_sha256;
+};
+
+Installer read_installer(const fs::path& file) {
+  Installer i;
+  i.gz = common::read_file(file, 1 << 30);
+  std::optional<std::string> bytes = installer::gunzip_bytes(i.gz, std::size_t{1} << 30);
+  if (!bytes) throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
+  i.unpacked_size = bytes->size();
+  i.unpacked_sha256 = common::sha256_hex(*bytes);
+  return i;
 }
 
 void check_records_list(const fs::path& list, const Collected& c) {
@@ -104,7 +112,7 @@ std::string content_digest(const Manifest& m, Compression compression) {
 // holds are left out of the payload (carried false). The base is read as skb verify reads a
 // package (its header, payload hash and manifest checked); its signature is not needed: only
 // its files' hashes are used, and the installer finds those bytes in the library or refuses.
-void make_delta(Collected& c, const fs::path& base_run) {
+std::string make_delta(Collected& c, const fs::path& base_run) {
   installer::RunFile run(base_run);
   installer::verify_payload_hash(run.payload);
   packager::Manifest base = installer::read_manifest(run.payload).manifest;
@@ -112,6 +120,7 @@ void make_delta(Collected& c, const fs::path& base_run) {
   for (const auto& f : base.files) held.insert(f.sha256);
   for (auto& f : c.manifest.files) f.carried = !held.count(f.sha256);
   c.manifest.base = base.package;
+  return run.installer_unpacked_sha256;
 }
 
 // <dir>/static_kernel.run: a hard link (a copy across file systems) to the newest package,
@@ -180,7 +189,7 @@ PackageResult make_package(const PackageOptions& o) {
 
   if (!o.name.empty() && !is_package_name(o.name))
     throw Error(fmt::format("{}: expected a package name static_kernel_[A-Za-z0-9_]+", o.name));
-  if (!o.base.empty()) make_delta(c, o.base);
+  std::string base_installer = o.base.empty() ? "" : make_delta(c, o.base);
   c.manifest.package = o.name.empty() ? package_name(epoch, content_digest(c.manifest, o.compression)) : o.name;
   if (c.manifest.package == c.manifest.base)
     throw Error(fmt::format("{}: the package would be its own base", c.manifest.package));
@@ -196,11 +205,15 @@ PackageResult make_package(const PackageOptions& o) {
   si.package = c.manifest.package;
   si.soc = c.manifest.soc;
   si.kernels = c.manifest.kernels.size();
-  // Read once: its size, hash and unpacked size for the header, then its bytes for the .run.
-  std::string installer_bytes = common::read_file(installer, 1 << 30);
-  si.installer_size = installer_bytes.size();
-  si.installer_sha256 = common::sha256_hex(installer_bytes);
-  si.installer_unpacked_size = gzip_unpacked_size(installer_bytes, installer);
+  // Read once: its size and hashes for the header, then its bytes for the .run. A delta whose
+  // base has the same installer leaves it out: it runs the copy its base left in the library.
+  Installer inst = read_installer(installer);
+  if (!o.self_contained && !base_installer.empty() && base_installer == inst.unpacked_sha256) inst.gz.clear();
+  si.installer_size = inst.gz.size();
+  si.installer_sha256 = common::sha256_hex(inst.gz);
+  si.installer_unpacked_size = inst.unpacked_size;
+  si.installer_unpacked_sha256 = inst.unpacked_sha256;
+  si.base = c.manifest.base;
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);
   std::optional<trust::SigningKey> key;
@@ -224,7 +237,7 @@ PackageResult make_package(const PackageOptions& o) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(::fdopen(fd, "wb"), &std::fclose);
     if (std::fwrite(stub.data(), 1, stub.size(), out.get()) != stub.size() ||
         std::fwrite(signature.data(), 1, signature.size(), out.get()) != signature.size() ||
-        std::fwrite(installer_bytes.data(), 1, installer_bytes.size(), out.get()) != installer_bytes.size())
+        std::fwrite(inst.gz.data(), 1, inst.gz.size(), out.get()) != inst.gz.size())
       throw Error(fmt::format("{}: write failed: {}", run_tmp.path.string(), std::strerror(errno)));
     append_file(out.get(), payload.path, run_tmp.path);
     if (std::fflush(out.get()) != 0 || ::fsync(fd) != 0)

@@ -21,6 +21,7 @@ struct PackageOptions {
   bool force = false;
   std::filesystem::path sign_key;  // optional: the private key that signs the package
   std::filesystem::path base;      // optional: a .run this package is a delta on
+  bool self_contained = false;     // a delta carries its installer even when its base has the same
 };
 
 struct PackageResult {

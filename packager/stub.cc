@@ -10,12 +10,13 @@ namespace {
 
 // {0} package {1} soc {2} kernels {3} skb version {4} header length {5} installer offset
 // {6} installer size {7} installer sha256 {8} payload offset {9} payload size {10} payload sha256
-// {11} signature size {12} installer size unpacked
+// {11} signature size {12} installer size unpacked {13} installer sha256 unpacked {14} base
 constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
 # Needs only POSIX sh, coreutils and gzip. Every part is checked with SHA-256 before it is used:
-# the installer here (gzip-compressed), against the hash below, before gzip unpacks it; then, by
+# the installer here (gzip-compressed), against the hash below, before gzip unpacks it (or the
+# operator library's copy of the same installer, against the unpacked hash below); then, by
 # the installer and before anything else, this header (its hash is on the line after its last
 # line), its signature (the line after that, when the package is signed: checked against the
 # trust policy where it installs) and the payload, all found at the exact byte offsets below.
@@ -30,6 +31,8 @@ skb_installer_offset={5}
 skb_installer_size={6}
 skb_installer_sha256={7}
 skb_installer_unpacked_size={12}
+skb_installer_unpacked_sha256={13}
+skb_base={14}
 skb_payload_offset={8}
 skb_payload_size={9}
 skb_payload_sha256={10}
@@ -46,13 +49,61 @@ done
 # Coreutils run in the C locale: none of the dozen locale files each would load otherwise.
 skb_bytes() {{ LC_ALL=C dd if="$skb_self" iflag=skip_bytes,count_bytes bs=65536 skip="$1" count="$2" 2>/dev/null ||
   LC_ALL=C tail -c +$(($1 + 1)) "$skb_self" | LC_ALL=C head -c "$2"; }}
+# Runs the installer $1 on this package, with the user's options ($2...), in place of this shell.
+# Its memory comes in huge pages where the kernel allows them (transparent huge pages in "madvise"
+# mode): an install then takes half the page faults, most of them the manifest's JSON tree.
+# GLIBC_TUNABLES set by the user come after, so they win. Given --work-file, the installer removes
+# the stub's temporary files as soon as it runs: nothing is left behind, even when it is killed.
+skb_run() {{
+  skb_program=$1
+  shift
+  GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_program" --work-file="$skb_file" \
+    --run-file="$skb_self" --header-len="$skb_header_len" --package-name="$skb_package" \
+    --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
+    --payload-sha256="$skb_payload_sha256" --signature-size="$skb_signature_size" -- "$@"
+}}
+
+# The operator library keeps the installer of the package installed last (bin/skb-install). When
+# that copy is this package's installer (the unpacked SHA-256 above), it runs in place: nothing is
+# copied, unpacked or written outside the library (a delta package whose base has the same
+# installer carries none and needs it). The copy is looked for in the libraries the installer
+# would pick, in its order (--install-path, SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH,
+# /usr/local/skb, HOME); one counts only when whoever runs this owns it, and it is checked, tried
+# and run through one open file (descriptor 3), so that nobody can swap it between the three.
+skb_file=
+skb_path=
+skb_prev=
+for skb_arg in "$@"; do
+  case $skb_prev in --install-path) skb_path=$skb_arg ;; esac
+  case $skb_arg in --install-path=*) skb_path=${{skb_arg#--install-path=}} ;; --) break ;; esac
+  skb_prev=$skb_arg
+done
+skb_library_has_it() {{
+  [ -f "$1/bin/skb-install" ] && {{ command exec 3<"$1/bin/skb-install"; }} 2>/dev/null || return 1
+  [ -O /dev/fd/3 ] && [ -x /dev/fd/3 ] && LC_ALL=C sha256sum -c --status <<EOF 2>/dev/null &&
+$skb_installer_unpacked_sha256  /dev/fd/3
+EOF
+    /dev/fd/3 --version >/dev/null 2>&1 && return 0
+  exec 3<&-
+  return 1
+}}
+for skb_library in ${{skb_path:+"$skb_path/opp/static_kernel/ai_core"}} \
+    ${{SKB_INSTALL_PATH:+"$SKB_INSTALL_PATH/opp/static_kernel/ai_core"}} \
+    ${{ASCEND_OPP_PATH:+"$ASCEND_OPP_PATH/static_kernel/ai_core"}} \
+    ${{ASCEND_HOME_PATH:+"$ASCEND_HOME_PATH/opp/static_kernel/ai_core"}} \
+    /usr/local/skb/opp/static_kernel/ai_core ${{HOME:+"$HOME/.local/skb/opp/static_kernel/ai_core"}}; do
+  if skb_library_has_it "$skb_library"; then skb_run /dev/fd/3 "$@"; fi
+done
+if [ "$skb_installer_size" -eq 0 ]; then
+  echo "$skb_package.run: error: this delta package carries no installer: it runs the one its base $skb_base left in the operator library (bin/skb-install, SHA-256 $skb_installer_unpacked_sha256), and no library where it would install has it; install $skb_base first, or the whole package, or a delta made with skb-package --self-contained; nothing was done" >&2
+  exit 5
+fi
 
 # The installer and a scratch file (which first holds it compressed) go to new files of the first
 # folder with room for them, from which programs may run (not a noexec mount). Noclobber creates
 # a file only under a new name, never through a planted symlink; the sticky bit of a shared folder
 # keeps others' hands off.
 set -C
-skb_file=
 skb_cleanup() {{ if [ -n "$skb_file" ]; then rm -f "$skb_file" "$skb_file.t"; fi; }}
 trap skb_cleanup EXIT
 trap 'exit 129' HUP
@@ -97,14 +148,7 @@ done
   skb_die "gzip could not unpack the installer into $skb_unpack_failed (is it full?); nothing was done"
 [ -n "$skb_file" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
-# The installer replaces this shell and removes its two files as soon as it runs: nothing is
-# left in the temporary folder, even when it is killed. Its memory comes in huge pages where
-# the kernel allows them (transparent huge pages in "madvise" mode): an install then takes half
-# the page faults, most of them the manifest's JSON tree. GLIBC_TUNABLES set by the user come
-# after, so they win.
-GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_file" --work-file="$skb_file" --run-file="$skb_self" --header-len="$skb_header_len" \
-  --package-name="$skb_package" --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
-  --payload-sha256="$skb_payload_sha256" --signature-size="$skb_signature_size" -- "$@"
+skb_run "$skb_file" "$@"
 )STUB";
 
 }  // namespace
@@ -119,7 +163,7 @@ std::string make_stub(const StubInput& in) {
     std::uint64_t payload_offset = installer_offset + in.installer_size;
     text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
                        in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256,
-                       in.signature_size, in.installer_unpacked_size);
+                       in.signature_size, in.installer_unpacked_size, in.installer_unpacked_sha256, in.base);
     if (text.size() == header_len) break;
     header_len = text.size();
   }

@@ -11,6 +11,7 @@
 #include "packager/install/library.h"
 #include "packager/install/options.h"
 #include "packager/install/payload_reader.h"
+#include "packager/install/run_file.h"
 #include "packager/install/trust_policy.h"
 
 namespace skb::installer {
@@ -36,6 +37,17 @@ PayloadSource open_payload(const Args& a, int& fd) {
     throw;
   }
   return PayloadSource{fd, a.payload_offset, a.payload_size, a.payload_sha256, a.package_name};
+}
+
+// What --info says of the installer: the package's own, unpacked by the stub (given a work file),
+// or the operator library's copy of the same program, which the stub found and ran in place.
+std::string describe_installer(const Args& a, const RunFile& run) {
+  std::string carried = run.installer.size == 0 ? "none carried (a delta: it runs the one its base left in the library)"
+                                                : fmt::format("{} bytes, gzip-compressed", run.installer.size);
+  if (!a.work_file.empty()) return carried + "; running it";
+  std::error_code ec;
+  fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return fmt::format("{}; running the library's copy, {}", carried, ec ? "(unknown path)" : self.string());
 }
 
 int run(const Args& a, const common::Diag& diag) {
@@ -83,12 +95,13 @@ int run(const Args& a, const common::Diag& diag) {
     verify_payload_hash(src);
     packager::Manifest m = read_manifest(src).manifest;
     if (a.info) {
+      RunFile run_file(a.run_file);
       std::printf(
           "package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"
-          "toolchain:   %s (%s)\nmade by:     skb %s\nsignature:   %s\n",
+          "toolchain:   %s (%s)\nmade by:     skb %s\nsignature:   %s\ninstaller:   %s\n",
           m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
           static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
-          m.skb_version.c_str(), signed_by.c_str());
+          m.skb_version.c_str(), signed_by.c_str(), describe_installer(a, run_file).c_str());
       if (!m.base.empty())
         std::printf("base:        %s (a delta: %zu of its %zu files are taken from the library)\n", m.base.c_str(),
                     m.files_from_base(), m.files.size());
@@ -106,10 +119,13 @@ int run(const Args& a, const common::Diag& diag) {
   // Past here something is checked or written for use: the policy decides first.
   if (policy && !signature.trusted()) throw UntrustedError(fmt::format("{} is {}", a.package_name, signed_by));
   if (a.check) {
+    // The installer too: the one running may be the library's copy, not the package's.
+    RunFile run_file(a.run_file);
+    verify_payload_hash(run_file.installer);
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
-    std::printf("%s: OK (header, installer, payload and %zu files verified; %s%s)\n", m.package.c_str(),
-                m.files.size() - m.files_from_base(), signed_by.c_str(),
+    std::printf("%s: OK (header, %spayload and %zu files verified; %s%s)\n", m.package.c_str(),
+                run_file.installer.size ? "installer, " : "", m.files.size() - m.files_from_base(), signed_by.c_str(),
                 m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
     return kExitOk;
   }

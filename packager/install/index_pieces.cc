@@ -1,15 +1,15 @@
 #include "packager/install/index_pieces.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fmt/format.h>
 
 #include <charconv>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "packager/install/gzip_bytes.h"
 
 namespace skb::installer {
 namespace {
@@ -27,18 +27,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 constexpr std::size_t kMaxText = std::size_t{64} << 20;
-
-struct WriteDeleter {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct ReadDeleter {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-
-la_ssize_t append(archive*, void* out, const void* data, std::size_t n) {
-  static_cast<std::string*>(out)->append(static_cast<const char*>(data), n);
-  return static_cast<la_ssize_t>(n);
-}
 
 bool is_hex64(std::string_view s) {
   return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
@@ -112,42 +100,13 @@ PackagePieces parse_pieces(std::string_view text, const std::string& package) {
   return p;
 }
 
-std::string pieces_file(const PackagePieces& p) {
-  const std::string text = pieces_text(p);
-  std::string out;
-  std::unique_ptr<archive, WriteDeleter> a(archive_write_new());
-  std::unique_ptr<archive_entry, void (*)(archive_entry*)> e(archive_entry_new(), &archive_entry_free);
-  if (!a || !e || archive_write_set_format_raw(a.get()) != ARCHIVE_OK ||
-      archive_write_add_filter_gzip(a.get()) != ARCHIVE_OK ||
-      archive_write_set_options(a.get(), "gzip:!timestamp") != ARCHIVE_OK ||  // the same bytes each time
-      archive_write_set_bytes_in_last_block(a.get(), 1) != ARCHIVE_OK ||
-      archive_write_open2(a.get(), &out, nullptr, append, nullptr, nullptr) != ARCHIVE_OK)
-    throw common::Error(fmt::format("libarchive: {}", a ? archive_error_string(a.get()) : "out of memory"));
-  archive_entry_set_filetype(e.get(), AE_IFREG);
-  archive_entry_set_size(e.get(), static_cast<la_int64_t>(text.size()));
-  if (archive_write_header(a.get(), e.get()) < ARCHIVE_WARN ||
-      archive_write_data(a.get(), text.data(), text.size()) != static_cast<la_ssize_t>(text.size()) ||
-      archive_write_close(a.get()) != ARCHIVE_OK)
-    throw common::Error(fmt::format("libarchive: {}", archive_error_string(a.get())));
-  return out;
-}
+std::string pieces_file(const PackagePieces& p) { return gzip_bytes(pieces_text(p)); }
 
 PackagePieces parse_pieces_file(const std::string& bytes, const std::string& package) {
-  std::unique_ptr<archive, ReadDeleter> a(archive_read_new());
-  archive_entry* e = nullptr;
-  if (!a || archive_read_support_filter_gzip(a.get()) != ARCHIVE_OK ||
-      archive_read_support_format_raw(a.get()) != ARCHIVE_OK ||
-      archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK ||
-      archive_read_next_header(a.get(), &e) != ARCHIVE_OK || archive_filter_code(a.get(), 0) != ARCHIVE_FILTER_GZIP)
-    throw common::Error(fmt::format("{}/{}: not as skb writes it", package, kIndexPiecesName));
-  std::string text;
-  char buf[1 << 16];
-  for (la_ssize_t n; (n = archive_read_data(a.get(), buf, sizeof buf)) != 0;) {
-    if (n < 0 || text.size() + static_cast<std::size_t>(n) > kMaxText)
-      throw common::Error(fmt::format("{}/{}: damaged or too large", package, kIndexPiecesName));
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  return parse_pieces(text, package);
+  std::optional<std::string> text = gunzip_bytes(bytes, kMaxText);
+  if (!text)
+    throw common::Error(fmt::format("{}/{}: not as skb writes it, damaged or too large", package, kIndexPiecesName));
+  return parse_pieces(*text, package);
 }
 
 }  // namespace skb::installer

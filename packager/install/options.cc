@@ -53,12 +53,14 @@ default 300).
 
 A delta package (skb-package --base OLD.run) carries only the kernels OLD lacks: it installs
 into a library that holds OLD's files (by content, in whichever package), and is then whole on
-its own: uninstalling OLD later leaves it intact. --info names its base.
+its own: uninstalling OLD later leaves it intact. --info names its base. When OLD has the same
+installer, the delta carries none and runs the copy OLD left in the library (bin/skb-install):
+where no library has it, it stops with exit status 5 (use `skb verify` to check it anywhere).
 
 Exit status: 0 done, 1 error (the library is left as it was), 2 bad option,
 3 the package failed verification (nothing was written), 4 the trust policy refused the
-package (nothing was written), 5 a delta package whose base's files the library lacks (nothing
-was written).
+package (nothing was written), 5 a delta package whose base's files, or whose base's installer
+when it carries none, the library lacks (nothing was written).
 )";
 
 enum StubId : int {

@@ -5,19 +5,26 @@
 
 #include <fmt/format.h>
 #include <charconv>
+#include <optional>
 #include <string_view>
 
 namespace skb::installer {
 
 namespace {
 
-// The value of `name=<digits or hex>` at the start of a line of the header.
-std::string header_value(std::string_view header, const std::string& name) {
+// The value of `name=<digits or hex>` at the start of a line of the header; nothing when absent.
+std::optional<std::string> header_field(std::string_view header, const std::string& name) {
   std::string key = "\n" + name + "=";
   std::size_t at = header.find(key);
-  if (at == std::string_view::npos) throw VerifyError(fmt::format("not a skb package: no {} in its header", name));
+  if (at == std::string_view::npos) return std::nullopt;
   std::size_t start = at + key.size(), end = header.find('\n', start);
   return std::string(header.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+}
+
+std::string header_value(std::string_view header, const std::string& name) {
+  std::optional<std::string> v = header_field(header, name);
+  if (!v) throw VerifyError(fmt::format("not a skb package: no {} in its header", name));
+  return *v;
 }
 
 std::uint64_t header_number(std::string_view header, const std::string& name) {
@@ -48,6 +55,7 @@ RunFile::RunFile(const std::filesystem::path& path) {
                header_value(header, "skb_installer_sha256"), "installer"};
   payload = {fd_, header_number(header, "skb_payload_offset"), header_number(header, "skb_payload_size"),
              header_value(header, "skb_payload_sha256"), package};
+  installer_unpacked_sha256 = header_field(header, "skb_installer_unpacked_sha256").value_or("");
 }
 
 RunFile::~RunFile() {

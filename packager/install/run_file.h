@@ -22,6 +22,9 @@ class RunFile {
   std::uint64_t header_len = 0, signature_size = 0;
   std::string package;
   PayloadSource installer, payload;
+  /// The SHA-256 of the installer once unpacked (that of the library's copy the package runs when
+  /// it carries none: installer.size 0); empty for packages made before the header had it.
+  std::string installer_unpacked_sha256;
 
  private:
   int fd_ = -1;

@@ -121,13 +121,16 @@ sh cold/model_kernels/static_kernel.run --check --trusted-keys "$PWD/ci.pub" | g
 ! grep -rqF "$(cut -d: -f2 ci.key)" cold || fail "the private key is in the build folder"
 
 step "BASE: the package is a delta on an earlier one, and carries none of the kernels that one has"
+# SELF_CONTAINED: the project's check step runs the package (sh model_kernels.run --check), which
+# a delta without its installer can do only where its base is installed.
 cp cold/model_kernels/static_kernel.run base.run
-configure delta "${store[@]}" -DSKB_CONSUMER_TRUSTED_KEYS="$PWD/ci.pub" -DSKB_CONSUMER_BASE="$PWD/base.run" ||
-  fail "configure delta: $(tail -5 delta.configure.log)"
+configure delta "${store[@]}" -DSKB_CONSUMER_TRUSTED_KEYS="$PWD/ci.pub" -DSKB_CONSUMER_BASE="$PWD/base.run" \
+  -DSKB_CONSUMER_SELF_CONTAINED=ON || fail "configure delta: $(tail -5 delta.configure.log)"
 cmake --build delta >delta.log 2>&1 || fail "build delta: $(tail -10 delta.log)"
 sh delta/model_kernels/static_kernel.run --info | grep -q "^base:        static_kernel_.* (a delta: [1-9][0-9]* of its" ||
   fail "the package is not a delta: $(sh delta/model_kernels/static_kernel.run --info)"
 [ "$(stat -c %s delta/model_kernels/static_kernel.run)" -lt "$(stat -c %s base.run)" ] || fail "the delta is not smaller"
+grep -aq "^skb_installer_size=[1-9]" delta/model_kernels/static_kernel.run || fail "SELF_CONTAINED: no installer carried"
 
 step "bad arguments are reported by the function"
 mkdir -p badargs

@@ -1,8 +1,9 @@
 # Delta packages: skb-package --base OLD.run carries only the kernels OLD lacks, with its whole
-# manifest and index entries. It installs into a library that holds OLD's files (in whichever
-# package), is refused (exit 5, nothing written) where they are missing, and is whole on its own
-# once installed: uninstalling OLD leaves it intact. kill -9 during its install leaves a
-# consistent library.
+# manifest and index entries, and no installer when OLD's is the same one (it runs the copy OLD
+# left in the library; --self-contained keeps it in). It installs into a library that holds OLD's
+# files (in whichever package), is refused (exit 5, nothing written) where they are missing, and
+# is whole on its own once installed: uninstalling OLD leaves it intact. kill -9 during its
+# install leaves a consistent library.
 source "$(dirname "$0")/lib.sh"
 ci_store
 export SOURCE_DATE_EPOCH=1700000000
@@ -11,22 +12,40 @@ make_dump dump_b --ranks 1 --seqs 8,12 --hidden 16 --heads 2
 A=$(build_package dump_a out_a)
 B=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_b)
 D=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_d --base "$A")
+S=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_s --base "$A" --self-contained)
 na=$(json_get out_a/.skb/package.json 'j["kernels"]'); nb=$(json_get out_b/.skb/package.json 'j["kernels"]')
 pa=$(basename "$A" .run); pd=$(basename "$D" .run)
+# The stub looks for the library's installer where the installer would install, HOME's included:
+# none of the machine user's.
+export HOME=$PWD/home
+unset SKB_INSTALL_PATH ASCEND_OPP_PATH ASCEND_HOME_PATH
 
-step "the delta carries only what A lacks, and says so"
-payload_of() { grep -a -m1 '^skb_payload_size=' "$1" | cut -d= -f2; }
-echo "    payload: full $(payload_of "$B") bytes, delta $(payload_of "$D") bytes; .run: $(stat -c %s "$B") and $(stat -c %s "$D")"
-[ "$(payload_of "$D")" -lt "$(payload_of "$B")" ] || fail "the delta's payload is not smaller than the full package's"
-sh "$D" --info | grep -q "^base:        $pa (a delta: [0-9]* of its [0-9]* files are taken from the library)" ||
-  fail "--info does not name the base: $(sh "$D" --info)"
-expect_eq "$(sh "$D" --list | wc -l)" "$nb" "kernels --list shows"
-expect_eq "$(sh "$D" --list | grep -c "	from $pa$")" "$na" "kernels --list marks as the base's"
-skb verify "$D" | grep -q "a delta on $pa" || fail "skb verify does not name the base: $(skb verify "$D")"
+step "the delta carries only what A lacks, and no installer, and says so"
+field() { grep -a -m1 "^$2=" "$1" | cut -d= -f2; }
+echo "    payload: full $(field "$B" skb_payload_size) bytes, delta $(field "$D" skb_payload_size) bytes;" \
+  ".run: $(stat -c %s "$B"), $(stat -c %s "$D") and, self-contained, $(stat -c %s "$S")"
+[ "$(field "$D" skb_payload_size)" -lt "$(field "$B" skb_payload_size)" ] ||
+  fail "the delta's payload is not smaller than the full package's"
+expect_eq "$(field "$D" skb_installer_size)" 0 "the delta's installer bytes"
+expect_eq "$(field "$D" skb_installer_unpacked_sha256)" "$(field "$A" skb_installer_unpacked_sha256)" \
+  "the installer the delta runs"
+expect_eq "$(field "$S" skb_installer_size)" "$(field "$A" skb_installer_size)" "the self-contained delta's installer bytes"
+expect_eq "$(stat -c %s "$D")" $(($(field "$D" skb_payload_offset) + $(field "$D" skb_payload_size))) "the delta's bytes"
+skb verify "$D" | grep -q "a delta on $pa: .*it carries no installer" || fail "skb verify: $(skb verify "$D")"
+sh "$S" --info | grep -q "^base:        $pa (a delta: [0-9]* of its [0-9]* files are taken from the library)" ||
+  fail "--info does not name the base: $(sh "$S" --info)"
+expect_eq "$(sh "$S" --list | wc -l)" "$nb" "kernels --list shows"
+expect_eq "$(sh "$S" --list | grep -c "	from $pa$")" "$na" "kernels --list marks as the base's"
+skb verify "$S" | grep -q "a delta on $pa: [0-9]* of its files come from the base)$" ||
+  fail "skb verify does not name the base: $(skb verify "$S")"
 
 step "a library without A's kernels refuses it: exit 5, nothing written"
 rc=0; sh "$D" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
-expect_eq "$rc" 5 "exit status"
+expect_eq "$rc" 5 "exit status (no installer to run)"
+grep -q "this delta package carries no installer: it runs the one its base $pa left" refused.err ||
+  fail "the refusal: $(cat refused.err)"
+rc=0; sh "$S" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
+expect_eq "$rc" 5 "exit status (self-contained)"
 grep -q "$pd is a delta on $pa, and this library lacks" refused.err || fail "the refusal: $(cat refused.err)"
 [ -z "$(ls "$(lib_root empty)" 2>/dev/null | grep static_kernel_)" ] || fail "a package folder was written"
 
@@ -37,6 +56,22 @@ expect_eq "$(check_library lib)" "$nb" "kernels listed after the delta"
 sh "$A" --install-path="$PWD/lib" --uninstall -q
 expect_eq "$(check_library lib)" "$nb" "kernels listed once A is gone"
 [ ! -e "$(lib_root lib)/$pa" ] || fail "A is still installed"
+
+step "on A, --info and --list run the library's copy of the installer"
+sh "$D" --install-path="$PWD/lib" --info | grep -q "^installer:   none carried .*; running the library's copy, $(lib_root "$PWD/lib")/bin/skb-install$" ||
+  fail "--info: $(sh "$D" --install-path="$PWD/lib" --info)"
+expect_eq "$(sh "$D" --install-path="$PWD/lib" --list | grep -c "	from $pa$")" "$na" "kernels --list marks as the base's"
+
+step "A's kernels under another installer: the delta is refused, the self-contained one installs"
+sh "$A" --install-path="$PWD/lib_x" -q
+printf '#!/bin/sh\necho impostor\nexit 42\n' > "$(lib_root lib_x)/bin/skb-install"
+rc=0; sh "$D" --install-path="$PWD/lib_x" -q >out.txt 2>refused.err || rc=$?
+expect_eq "$rc" 5 "exit status"
+! grep -q impostor out.txt refused.err || fail "the stub ran an installer of other bytes"
+grep -q "carries no installer" refused.err || fail "the refusal: $(cat refused.err)"
+sh "$S" --install-path="$PWD/lib_x" -q >out.txt
+! grep -q impostor out.txt || fail "the stub ran an installer of other bytes"
+expect_eq "$(check_library lib_x)" "$nb" "kernels listed after the self-contained delta"
 
 step "it installs where another package holds A's kernels (the full B), by content"
 sh "$B" --install-path="$PWD/lib_b" -q

@@ -43,7 +43,7 @@ step "the installer runs with huge-page malloc"
 SKB_LOCK_TIMEOUT=3 sh "$B" --install-path="$lib" -q 2>/dev/null &
 waiter=$!
 for _ in $(seq 100); do
-  case $(cat /proc/$waiter/comm 2>/dev/null) in skb_run.*) break ;; esac
+  [ "$(cat /proc/$waiter/comm 2>/dev/null)" != skb-install ] || break
   sleep 0.05
 done
 tunables=$(tr '\0' '\n' < /proc/$waiter/environ | grep '^GLIBC_TUNABLES=' || true)

@@ -126,6 +126,30 @@ chmod 755 old_dd/dd
 PATH=$PWD/old_dd:$PATH sh "$run" --install-path="$PWD/old_dd_lib" -q || fail "install with a dd without iflag= failed"
 expect_eq "$(check_library old_dd_lib)" "$kernels" "kernels after an install with a dd without iflag="
 
+step "the library's copy of the installer runs when it is the package's own; one of other bytes or owner does not"
+# Where the installer would install: --install-path (either form), SKB_INSTALL_PATH; HOME is the
+# scratch folder's, so that the machine user's library plays no part.
+lib=$PWD/reuse_lib
+sh "$run" --install-path="$lib" -q
+own="^installer:   [0-9]* bytes, gzip-compressed; running the library's copy, $(lib_root "$lib")/bin/skb-install$"
+HOME=$PWD/home sh "$run" --install-path="$lib" --info | grep -q "$own" ||
+  fail "--install-path=DIR: $(HOME=$PWD/home sh "$run" --install-path="$lib" --info)"
+HOME=$PWD/home sh "$run" --install-path "$lib" --info | grep -q "$own" || fail "--install-path DIR: not the library's copy"
+HOME=$PWD/home SKB_INSTALL_PATH=$lib sh "$run" --info | grep -q "$own" || fail "SKB_INSTALL_PATH: not the library's copy"
+HOME=$PWD/home sh "$run" --install-path="$lib" -q || fail "a run of an installed package through the library's copy"
+carried="^installer:   [0-9]* bytes, gzip-compressed; running it$"
+if [ "$(id -u)" = 0 ]; then
+  chown nobody "$(lib_root "$lib")/bin/skb-install"
+  HOME=$PWD/home sh "$run" --install-path="$lib" --info | grep -q "$carried" || fail "another user's copy was run"
+  chown 0 "$(lib_root "$lib")/bin/skb-install"
+else
+  echo "    (not root: a copy of another owner's cannot be made here, so it is not tried)"
+fi
+printf '#!/bin/sh\necho impostor\n' > "$(lib_root "$lib")/bin/skb-install"
+HOME=$PWD/home sh "$run" --install-path="$lib" --info >info.txt
+! grep -q impostor info.txt || fail "the stub ran an installer of other bytes"
+grep -q "$carried" info.txt || fail "--info: $(cat info.txt)"
+
 step "the installer travels gzip-compressed: without gzip the package says so and does nothing"
 expect_eq "$(sed -n 's/^skb_installer_size=//p' "$run" | head -1)" "$(stat -c %s "$SKB_BIN/../libexec/skb/skb-install.gz")" \
   "installer bytes in the .run"

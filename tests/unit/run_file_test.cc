@@ -21,9 +21,14 @@ struct RunFile {
 
 RunFile make_run() {
   std::string installer(1000, 'i'), payload(500, 'p');
-  packager::StubInput in{
-      "static_kernel_20260101000000", "host", installer.size(), common::sha256_hex(installer), payload.size(),
-      common::sha256_hex(payload),    2};
+  packager::StubInput in;
+  in.package = "static_kernel_20260101000000";
+  in.soc = "host";
+  in.installer_size = installer.size();
+  in.installer_sha256 = common::sha256_hex(installer);
+  in.payload_size = payload.size();
+  in.payload_sha256 = common::sha256_hex(payload);
+  in.kernels = 2;
   std::string stub = packager::make_stub(in);
   return {stub + installer + payload, stub.size() - 65};
 }
