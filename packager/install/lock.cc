@@ -121,6 +121,21 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw common::Error(fmt::format("{}: cannot open the lock file: {}", file.string(), std::strerror(errno)));
+  acquire(file, timeout, diag);
+}
+
+std::unique_ptr<LibraryLock> LibraryLock::if_exists(const std::filesystem::path& file, double timeout,
+                                                    const common::Diag& diag) {
+  int fd = ::open(file.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && errno == ENOENT) return nullptr;
+  if (fd < 0)
+    throw common::Error(fmt::format("{}: cannot open the lock file: {}", file.string(), std::strerror(errno)));
+  std::unique_ptr<LibraryLock> lock(new LibraryLock(fd));
+  lock->acquire(file, timeout, diag);
+  return lock;
+}
+
+void LibraryLock::acquire(const std::filesystem::path& file, double timeout, const common::Diag& diag) {
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
   // Held: wait in a blocking flock, which returns the moment the holder lets go (several
   // waiters polling at a fixed period would queue up one period each). An alarm interrupts it
@@ -134,12 +149,14 @@ LibraryLock::LibraryLock(const std::filesystem::path& file, double timeout, cons
     if (errno != EINTR) {
       int e = errno;
       ::close(fd_);
+      fd_ = -1;
       throw common::Error(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(e)));
     }
     double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited >= timeout) {
       std::string holder = holder_of(fd_);
       ::close(fd_);
+      fd_ = -1;
       throw common::Error(
           fmt::format("{}: still locked by {} after {:.0f} s; nothing was changed "
                       "(raise --lock-timeout or SKB_LOCK_TIMEOUT)",

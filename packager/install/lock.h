@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <memory>
 
 #include "common/diag.h"
 
@@ -13,11 +14,16 @@ class LibraryLock {
   /// Blocks until the lock is free, saying once that it waits; throws Error after timeout
   /// seconds or when the lock file cannot be opened (or is a symlink).
   LibraryLock(const std::filesystem::path& file, double timeout_seconds, const common::Diag& diag);
+  /// The same on a lock file that exists; nothing (and nothing created) when there is none.
+  static std::unique_ptr<LibraryLock> if_exists(const std::filesystem::path& file, double timeout_seconds,
+                                                const common::Diag& diag);
   ~LibraryLock();
   LibraryLock(const LibraryLock&) = delete;
   LibraryLock& operator=(const LibraryLock&) = delete;
 
  private:
+  explicit LibraryLock(int fd) : fd_(fd) {}
+  void acquire(const std::filesystem::path& file, double timeout_seconds, const common::Diag& diag);
   int fd_ = -1;
 };
 

@@ -70,6 +70,7 @@ def main():
          None),
         ("install of the last of %d packages / of the first" % library["packages"], library["last_install_vs_first"], "<= 1.1"),
         ("update of 400 kernels by 20: delta package / whole package", library["delta_vs_whole_run"], "<= 0.10"),
+        ("the same, with its installer (--self-contained)", library["self_contained_delta_vs_whole_run"], None),
         ("the same, delta payload / whole payload", library["delta_vs_whole_payload"], None),
     ]
     rows += [
@@ -87,6 +88,7 @@ def main():
         (".run of %d kernels / its payload" % pkg["kernels"], one(pkg["run_vs_payload"]), None),
         ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 1.0"),
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),
+        ("the same into a library that had a package", pkg["concurrent8_vs_1_in_use"], None),
         ("signed install under a trust policy / unsigned install", pkg["signed_install_vs_unsigned"], "<= 1.02"),
         ("static / dynamic kernel speedup over %d calls (min, geomean, max)" % len(speedups),
          {"min": min(speedups), "median": kern["geomean_speedup"], "max": max(speedups)}, ">= 1.3 geomean, >= 1 each"),

@@ -69,6 +69,11 @@ poff=$(sed -n 's/^skb_payload_offset=//p' "$run" | head -1)
 positions="0 10 $((header_len / 2)) $((header_len - 2)) $((header_len + 3)) $ioff $((ioff + 5000)) $((poff - 1)) $poff $((poff + 20)) $((size - 1))"
 positions="$positions $(python3 -c "import random; r=random.Random(5); print(' '.join(str(r.randrange($size)) for _ in range(25)))")"
 mkdir -p flip_tmp
+# A library in use (its lock file there, ai_core/ gone with its last package), where an install
+# takes the lock before it hashes the payload: a damaged package changes nothing there either.
+sh "$run" --install-path="$PWD/used_lib" -q
+sh "$run" --install-path="$PWD/used_lib" --uninstall -q
+used_before=$(find used_lib | sort)
 for pos in $positions; do
   python3 - "$run" flipped.run "$pos" <<'PY'
 import sys
@@ -79,6 +84,10 @@ PY
   if TMPDIR=$PWD/flip_tmp sh flipped.run --check >/dev/null 2>&1; then fail "--check accepted a flip at byte $pos"; fi
   if TMPDIR=$PWD/flip_tmp sh flipped.run --install-path="$PWD/flip_lib" -q >/dev/null 2>&1; then fail "install accepted a flip at byte $pos"; fi
   [ ! -e flip_lib ] || [ -z "$(find flip_lib -type f)" ] || fail "a flip at byte $pos wrote $(find flip_lib -type f | head -3)"
+  if TMPDIR=$PWD/flip_tmp sh flipped.run --install-path="$PWD/used_lib" -q >/dev/null 2>&1; then
+    fail "install into a library in use accepted a flip at byte $pos"
+  fi
+  expect_eq "$(find used_lib | sort)" "$used_before" "a library in use after a flip at byte $pos"
   [ -z "$(ls flip_tmp)" ] || fail "a flip at byte $pos left $(ls flip_tmp) in TMPDIR"
 done
 head -c $((size - 7)) "$run" > truncated.run
