@@ -78,12 +78,14 @@ for skb_arg in "$@"; do
   case $skb_arg in --install-path=*) skb_path=${{skb_arg#--install-path=}} ;; --) break ;; esac
   skb_prev=$skb_arg
 done
+skb_fd=/dev/fd/3
+[ -e /dev/fd ] || skb_fd=/proc/self/fd/3  # a container without /dev/fd
 skb_library_has_it() {{
   [ -f "$1/bin/skb-install" ] && {{ command exec 3<"$1/bin/skb-install"; }} 2>/dev/null || return 1
-  [ -O /dev/fd/3 ] && [ -x /dev/fd/3 ] && LC_ALL=C sha256sum -c --status <<EOF 2>/dev/null &&
-$skb_installer_unpacked_sha256  /dev/fd/3
+  [ -O $skb_fd ] && [ -x $skb_fd ] && LC_ALL=C sha256sum -c --status <<EOF 2>/dev/null &&
+$skb_installer_unpacked_sha256  $skb_fd
 EOF
-    /dev/fd/3 --version >/dev/null 2>&1 && return 0
+    $skb_fd --version >/dev/null 2>&1 && return 0
   exec 3<&-
   return 1
 }}
@@ -92,7 +94,7 @@ for skb_library in ${{skb_path:+"$skb_path/opp/static_kernel/ai_core"}} \
     ${{ASCEND_OPP_PATH:+"$ASCEND_OPP_PATH/static_kernel/ai_core"}} \
     ${{ASCEND_HOME_PATH:+"$ASCEND_HOME_PATH/opp/static_kernel/ai_core"}} \
     /usr/local/skb/opp/static_kernel/ai_core ${{HOME:+"$HOME/.local/skb/opp/static_kernel/ai_core"}}; do
-  if skb_library_has_it "$skb_library"; then skb_run /dev/fd/3 "$@"; fi
+  if skb_library_has_it "$skb_library"; then skb_run $skb_fd "$@"; fi
 done
 if [ "$skb_installer_size" -eq 0 ]; then
   echo "$skb_package.run: error: this delta package carries no installer: it runs the one its base $skb_base left in the operator library (bin/skb-install, SHA-256 $skb_installer_unpacked_sha256), and no library where it would install has it; install $skb_base first, or the whole package, or a delta made with skb-package --self-contained; nothing was done" >&2
