@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/fs.h"
 #include "packager/install/library.h"
 #include "packager/install/options.h"
 #include "packager/install/payload_reader.h"
@@ -45,9 +46,12 @@ std::string describe_installer(const Args& a, const RunFile& run) {
   std::string carried = run.installer.size == 0 ? "none carried (a delta: it runs the one its base left in the library)"
                                                 : fmt::format("{} bytes, gzip-compressed", run.installer.size);
   if (!a.work_file.empty()) return carried + "; running it";
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  return fmt::format("{}; running the library's copy, {}", carried, ec ? "(unknown path)" : self.string());
+  std::string self = "(unknown path)";
+  try {
+    self = common::self_exe().string();
+  } catch (const common::Error&) {
+  }
+  return fmt::format("{}; running the library's copy, {}", carried, self);
 }
 
 int run(const Args& a, const common::Diag& diag) {

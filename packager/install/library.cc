@@ -276,13 +276,14 @@ bool Library::same_payload_installed(const PayloadSource& payload) const {
 
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   // Installed already: nothing of its payload would be used.
-  if (!o.force && !recovery_pending() && same_payload_installed(payload)) return false;
+  auto installed_already = [&] { return !o.force && !recovery_pending() && same_payload_installed(payload); };
+  if (installed_already()) return false;
   // The lock comes before the manifest is read, and, in a library that has its lock file, before
   // the payload's hash: the ranks of a node that run one package at once wait for the one that
   // installs it, then find it installed, without each reading and hashing the payload. In a new
   // library the hash comes first, so that a damaged package creates nothing, not even the lock.
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
-  if (lock && !o.force && !recovery_pending() && same_payload_installed(payload)) return false;
+  if (lock && installed_already()) return false;
   verify_payload_hash(payload);  // before anything is written: a damaged package changes nothing
   ensure_parent();
   if (!lock) lock = std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
