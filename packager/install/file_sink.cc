@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "packager/install/durable_tree.h"
 #include "packager/install/payload_reader.h"
 
 namespace skb::installer {
@@ -87,6 +88,7 @@ void FileSink::run() {
     queued_bytes_ -= batch_bytes;
     if (failed && !failure_) failure_ = failed;
     unflushed_ += batch_bytes;
+    written_ += batch_bytes;
     if (unflushed_ >= kFlushEvery) {
       unflushed_ = 0;
       flush_wanted_ = true;
@@ -101,8 +103,11 @@ void FileSink::flush_ahead() {
     changed_.wait(lock, [&] { return closing_ || flush_wanted_; });
     if (closing_) return;
     flush_wanted_ = false;
+    std::uint64_t written = written_;
     lock.unlock();
-    ::syncfs(dest_fd_);  // only starts it early: the caller's own sync is what makes the files durable
+    // Only starts it early: the caller's own sync is what makes the files durable. Not while
+    // others' unsynced bytes would make syncfs wait for them (the caller syncs file by file then).
+    if (choose_sync_way(unsynced_bytes(), written) == SyncWay::kFilesystem) ::syncfs(dest_fd_);
     lock.lock();
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <filesystem>
@@ -27,7 +28,8 @@ bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile&
 /// manifest and, with a destination, created below it (never through a symlink, never over an
 /// existing file). The first failure is rethrown by the next call of put() or finish().
 /// Every few MiB written, a third thread starts the filesystem's writeback (syncfs), so that the
-/// caller's final sync, before anything points at the files, finds little left to write.
+/// caller's final sync, before anything points at the files, finds little left to write (not
+/// while other processes' unsynced bytes would hold it up: see choose_sync_way).
 /// A file whose bytes the library already holds (`installed`) is linked to them, once the
 /// installed file is checked to hash to the same sha256; it is written when the link cannot be
 /// made (another filesystem, too many links).
@@ -70,6 +72,7 @@ class FileSink {
   bool busy_ = false, closing_ = false;
   std::exception_ptr failure_;
   std::size_t unflushed_ = 0;  // bytes written since the last writeback was started
+  std::uint64_t written_ = 0;  // bytes written in all
   bool flush_wanted_ = false;
   int dest_fd_ = -1;  // dest_, for syncfs
   std::thread worker_, flusher_;

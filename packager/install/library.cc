@@ -15,6 +15,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "common/version.h"
+#include "packager/install/durable_tree.h"
 #include "packager/install/index.h"
 #include "packager/install/lock.h"
 
@@ -337,31 +338,33 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
 
   const PackagePieces pieces = pieces_of(m);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
+  // Files below staging are made durable all at once (sync_tree) before anything points at them.
+  constexpr common::Sync kStaged = common::Sync::kAtomic;
   try {
     read_payload(payload, staging, pm, &installed);
     link_base_files(from_base, installed, staging);
     common::write_atomic(staging / "uninstall.sh",
-                         uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755);
-    common::write_atomic(staging / packager::kManifestName, wanted);
-    common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n");
-    common::write_atomic(staging / kIndexPiecesName, pieces_file(pieces));
+                         uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
+    common::write_atomic(staging / packager::kManifestName, wanted, 0644, kStaged);
+    common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n", 0644, kStaged);
+    common::write_atomic(staging / kIndexPiecesName, pieces_file(pieces), 0644, kStaged);
     // The package's own index, as CANN's installer leaves it beside its kernels (tools count a
     // package's kernels from it); opbase reads the merged one in ai_core/config/.
     for (const auto& [soc, text] : merged_indexes({&pieces}, {})) {
       common::ensure_real_dir(staging / "config");
       common::ensure_real_dir(staging / "config" / soc);
-      common::write_atomic(staging / "config" / soc / "binary_info_config.json", text);
+      common::write_atomic(staging / "config" / soc / "binary_info_config.json", text, 0644, kStaged);
     }
   } catch (...) {
     remove_tree(staging);
     throw;
   }
-  int dfd = ::open(staging.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::syncfs(dfd);  // the kernels are on disk before anything points at them
-    ::close(dfd);
-  }
   try {
+    TreeSync synced = sync_tree(staging, m.installed_size);  // the kernels are on disk before anything points at them
+    if (synced.way == SyncWay::kEachFile)
+      diag_.note(
+          fmt::format("synced {} file by file ({} paths): {} MiB that other processes wrote were not yet on disk",
+                      m.package, synced.paths, synced.others_unsynced >> 20));
     write_journal("install", m.package);  // may fail too, on a full disk
   } catch (...) {
     remove_tree(staging);

@@ -8,8 +8,10 @@ the payload), with, to read that last figure by, the time of
 1 and of 8 runs at once of the package into a library that already has it (the cost of the copies
 that only verify and wait); and an install of the same kernels signed, under a trust policy, as a
 ratio to the unsigned package without one, interleaved (target <= 1.02: what checking the
-signature adds). Also the bytes of the installer as the .run carries it (target <= 1 MiB) and of
-the .run over its payload.
+signature adds); and an install right after another process wrote 1 GiB it has not synced, as a
+ratio to one without (what others' pending writes cost an install: it syncs only its own then).
+Also the bytes of the installer as the .run carries it (target <= 1 MiB) and of the .run over
+its payload.
 usage: bench_package.py BUILD_DIR [WORK_DIR] [--kernels N] [--repeat R]"""
 import argparse, glob, os, shutil, subprocess, sys, time
 
@@ -124,6 +126,21 @@ def main():
         return time.perf_counter() - t
     again1 = [again(1) for _ in range(a.repeat)]
     again8 = [again(8) for _ in range(a.repeat)]
+    # An install on a node where another process has just written a checkpoint: 1 GiB it has not
+    # synced, written before each run and deleted after it (its pages then need no writing),
+    # paired with an install right before it with nothing pending.
+    blob = os.path.join(work, "unsynced.bin")
+    def write_unsynced():
+        chunk = os.urandom(1 << 20)
+        with open(blob, "wb") as f:
+            for _ in range(1024):
+                f.write(chunk)
+    quiet_x, busy_x = [], []
+    for _ in range(a.repeat):
+        quiet_x += timed(["sh", run, "--install-path=" + fresh("lib"), "-q"], 1)
+        lib = fresh("lib")
+        busy_x += timed(["sh", run, "--install-path=" + lib, "-q"], 1, setup=write_unsynced)
+        os.unlink(blob)
     for kind in ("x", "lib"):
         shutil.rmtree(os.path.join(work, kind), ignore_errors=True)
 
@@ -139,7 +156,8 @@ def main():
                "tar_xzf_seconds": stats(tar_x), "install_seconds": stats(ours_x), "install1_seconds": stats(one),
                "install8_seconds": stats(eight),
                "installed1_seconds": stats(again1), "installed8_seconds": stats(again8),
-               "signed_install_vs_unsigned": ratio(signed_x, unsigned_x), "signed_install_seconds": stats(signed_x)}
+               "signed_install_vs_unsigned": ratio(signed_x, unsigned_x), "signed_install_seconds": stats(signed_x),
+               "install_unsynced_vs_quiet": ratio(busy_x, quiet_x), "install_unsynced_seconds": stats(busy_x)}
     print()
     print("packager, %d kernels (%.1f MB), .run %.1f MB, %d repeats:" % (a.kernels, nbytes / 1e6, os.path.getsize(run) / 1e6, a.repeat))
     row("  skb-package / tar -czf of the same files", figures["package_vs_tar_czf"], "<= 1.3")
@@ -150,10 +168,12 @@ def main():
     row("  8 concurrent installs / 1 install", figures["concurrent8_vs_1"], "<= 1.3")
     row("  the same into a library that had a package (its lock file there)", figures["concurrent8_vs_1_in_use"])
     row("  signed install under a trust policy / unsigned install", figures["signed_install_vs_unsigned"], "<= 1.02")
+    row("  install with 1 GiB of another process unsynced / without", figures["install_unsynced_vs_quiet"])
     row("  tar -czf seconds", figures["tar_czf_seconds"], unit="s")
     row("  skb-package seconds", figures["package_seconds"], unit="s")
     row("  tar -xzf seconds", figures["tar_xzf_seconds"], unit="s")
     row("  install seconds", figures["install_seconds"], unit="s")
+    row("  install seconds, 1 GiB of another process unsynced", figures["install_unsynced_seconds"], unit="s")
     row("  1 install seconds (concurrency baseline)", figures["install1_seconds"], unit="s")
     row("  8 concurrent installs seconds", figures["install8_seconds"], unit="s")
     row("  1 run, package already installed, seconds", figures["installed1_seconds"], unit="s")

@@ -90,6 +90,7 @@ def main():
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),
         ("the same into a library that had a package", pkg["concurrent8_vs_1_in_use"], None),
         ("signed install under a trust policy / unsigned install", pkg["signed_install_vs_unsigned"], "<= 1.02"),
+        ("install with 1 GiB of another process unsynced / without", pkg["install_unsynced_vs_quiet"], None),
         ("static / dynamic kernel speedup over %d calls (min, geomean, max)" % len(speedups),
          {"min": min(speedups), "median": kern["geomean_speedup"], "max": max(speedups)}, ">= 1.3 geomean, >= 1 each"),
     ]

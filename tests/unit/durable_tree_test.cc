@@ -1,0 +1,57 @@
+#include "packager/install/durable_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "common/error.h"
+#include "tests/unit/test_util.h"
+
+namespace skb::installer {
+namespace {
+namespace fs = std::filesystem;
+
+TEST(DurableTree, ReadsUnsyncedBytesFromMeminfo) {
+  const char* meminfo =
+      "MemTotal:       24558112 kB\n"
+      "Dirty:             10240 kB\n"
+      "Writeback:           512 kB\n"
+      "WritebackTmp:          0 kB\n";
+  EXPECT_EQ(unsynced_bytes(meminfo), (10240u + 512u) * 1024u);
+  EXPECT_FALSE(unsynced_bytes("MemTotal: 1 kB\nDirty: 5 kB\n"));  // no Writeback
+  EXPECT_FALSE(unsynced_bytes("Dirty: kB\nWriteback: 0 kB\n"));   // no number
+  EXPECT_FALSE(unsynced_bytes(""));
+  EXPECT_TRUE(unsynced_bytes());  // this machine's
+}
+
+TEST(DurableTree, SyncsEachFileOnlyWhenOthersWouldHoldUpSyncfs) {
+  constexpr std::uint64_t MiB = 1 << 20;
+  EXPECT_EQ(choose_sync_way(std::nullopt, 10 * MiB), SyncWay::kFilesystem);  // cannot tell
+  EXPECT_EQ(choose_sync_way(5 * MiB, 10 * MiB), SyncWay::kFilesystem);       // ours, partly written back
+  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit, 10 * MiB), SyncWay::kFilesystem);
+  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit + 1, 10 * MiB), SyncWay::kEachFile);
+  EXPECT_EQ(choose_sync_way(1500 * MiB, 0), SyncWay::kEachFile);  // a checkpoint being written
+}
+
+TEST(DurableTree, SyncsEveryFileAndFolderWithoutFollowingLinks) {
+  fs::path dir = test::scratch_dir();
+  for (int i = 0; i < 40; ++i) test::write_text(dir / "tree" / ("d" + std::to_string(i % 5)) / std::to_string(i), "x");
+  fs::create_symlink("/nonexistent/target", dir / "tree" / "dangling");
+  EXPECT_EQ(sync_each_file(dir / "tree"), 1u + 5u + 40u);  // the root, its folders and files, not the link
+  EXPECT_NO_THROW(sync_tree(dir / "tree", 0));
+}
+
+TEST(DurableTree, NamesWhatCannotBeSynced) {
+  fs::path missing = test::scratch_dir() / "missing";
+  for (auto sync : {+[](const fs::path& p) { sync_each_file(p); }, +[](const fs::path& p) { sync_tree(p, 0); }}) {
+    try {
+      sync(missing);
+      ADD_FAILURE() << "no error";
+    } catch (const common::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace skb::installer
