@@ -35,13 +35,27 @@ std::vector<std::string> parse_config_ini(const std::string& text) {
 
 namespace {
 
-std::string join(const std::vector<std::string>& entries) {
-  std::string out;
+// A list of entries, one a line; each entry is an index entry's text, to which `key` (when not
+// empty) adds the opbase key as "simplifiedKey".
+struct ListEntry {
+  std::string_view entry;
+  std::string_view key;
+};
+
+void append_list(std::string& out, const std::vector<ListEntry>& entries) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     out += i ? ",\n  " : "\n  ";
-    out += entries[i];
+    const ListEntry& e = entries[i];
+    if (e.key.empty()) {
+      out += e.entry;
+      continue;
+    }
+    out += e.entry.substr(0, e.entry.size() - 1);
+    out += ",\"simplifiedKey\":";
+    out += Json(std::string(e.key)).dump();
+    out += '}';
   }
-  return out + (entries.empty() ? "]" : "\n ]");
+  out += entries.empty() ? "]" : "\n ]";
 }
 
 }  // namespace
@@ -68,11 +82,12 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
     // input positions, in order (the composite engine keys an input's data only at the positions
     // it lists: OpKernel::AppendStaticBin).
     struct Op {
-      std::vector<std::string> static_list, skb_list;
+      std::vector<ListEntry> static_list, skb_list;
       std::set<std::int64_t> value_depend;
     };
     std::map<std::string_view, Op> ops;
     const auto& owners = opbase_owner[soc];
+    std::size_t bytes = 0;
     for (const auto& [key, k] : kernels) {
       Op& op = ops[k->op];
       op.value_depend.insert(k->value_depend.begin(), k->value_depend.end());
@@ -81,18 +96,27 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
         auto owner = owners.find(sk);
         if (owner == owners.end() || owner->second != key) continue;
         // The entry, rendered when its package was installed, with its key for opbase.
-        op.static_list.push_back(k->entry.substr(0, k->entry.size() - 1) + ",\"simplifiedKey\":" + Json(sk).dump() +
-                                 "}");
+        op.static_list.push_back({k->entry, sk});
+        bytes += k->entry.size() + sk.size() + 24;
         listed = true;
       }
-      if (!listed) op.skb_list.push_back(k->entry);
+      if (!listed) {
+        op.skb_list.push_back({k->entry, {}});
+        bytes += k->entry.size() + 4;
+      }
     }
     // The document: JSON values rendered by nlohmann_json, one entry per line.
     std::string text = "{";
+    text.reserve(bytes + ops.size() * 160 + 8);
     for (const auto& [name, op] : ops) {
       text += text.size() == 1 ? "\n " : ",\n ";
-      text += Json(std::string(name)).dump() + ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"" +
-              kSkbListField + "\": [" + join(op.skb_list) + ", \"staticList\": [" + join(op.static_list);
+      text += Json(std::string(name)).dump();
+      text += ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"";
+      text += kSkbListField;
+      text += "\": [";
+      append_list(text, op.skb_list);
+      text += ", \"staticList\": [";
+      append_list(text, op.static_list);
       if (!op.value_depend.empty())
         text += ", \"valueDependIndex\": " +
                 Json(std::vector<std::int64_t>(op.value_depend.begin(), op.value_depend.end())).dump();

@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string_view>
+#include <unordered_set>
 
 #include "common/fs.h"
 #include "common/sha256.h"
@@ -158,11 +160,14 @@ const PackagePieces& Library::installed_pieces(const std::string& package) {
   return pieces_.emplace(package, std::move(p)).first->second;
 }
 
-InstalledFiles Library::installed_files() {
+InstalledFiles Library::installed_files(const packager::Manifest& m) {
+  std::unordered_set<std::string_view> wanted;
+  for (const auto& f : m.files) wanted.insert(f.sha256);
   InstalledFiles files;
   for (const auto& p : read_order()) {
     try {
-      for (const auto& [sha, path] : installed_pieces(p).files) files.emplace(sha, root_ / p / path);
+      for (const auto& [sha, path] : installed_pieces(p).files)
+        if (wanted.count(sha) && !files.count(sha)) files.emplace(sha, root_ / p / path);
     } catch (const std::exception&) {  // a damaged package lends nothing; its files are written anew
     }
   }
@@ -330,7 +335,7 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
 
   // A delta package's other files must be in the library, byte for byte, before anything is
   // written (a package with all its files, whichever holds them).
-  InstalledFiles installed = installed_files();
+  InstalledFiles installed = installed_files(m);
   std::vector<const packager::PackageFile*> from_base;
   for (const auto& f : m.files)
     if (!f.carried) from_base.push_back(&f);

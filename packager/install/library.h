@@ -74,8 +74,9 @@ class Library {
   // it, or rendered from its manifest when that file is missing or damaged (a package installed by
   // an older skb). Throws when the manifest is damaged too.
   const PackagePieces& installed_pieces(const std::string& package);
-  // Every file of the installed packages, by sha256: what a new package's files link to.
-  InstalledFiles installed_files();
+  // The installed files that hold one of m's files' bytes, by sha256: what m's files link to
+  // (only those: a path is made for each file found, not for the library's every file).
+  InstalledFiles installed_files(const packager::Manifest& m);
   // A delta package's files from its base: each held by the library and hashing to its sha256,
   // or BaseMissingError naming what is missing (before anything is written).
   void check_base_files(const packager::Manifest& m, const std::vector<const packager::PackageFile*>& files,

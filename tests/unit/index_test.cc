@@ -159,8 +159,13 @@ TEST(Index, PiecesRoundTripAndMergeAsTheirManifests) {
   EXPECT_EQ(only_a["Add"]["staticList"][2]["launch"],
             Json::parse(R"({"device":"cuda","grid":2,"block":256,"max_grid":4096})"));
   std::string text = pieces_text(pieces_of(a));
-  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
-           {"skb index pieces 1", "skb index pieces 2"}, {"\tAdd\t", "\t"}, {"F\t", "X\t"}, {",3\t", ",x\t"}}) {
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{{"skb index pieces 1", "skb index pieces 2"},
+                                                                          {"\tAdd\t", "\t"},
+                                                                          {"\tAdd\t", "\tAdd\tmore\t"},
+                                                                          {"F\t", "X\t"},
+                                                                          {"F\t", "F\tmore\t"},
+                                                                          {"\nK\t", "\n\nK\t"},
+                                                                          {",3\t", ",x\t"}}) {
     std::string damaged = text;
     damaged.replace(damaged.find(from), from.size(), to);
     EXPECT_THROW(parse_pieces(damaged, "static_kernel_1"), common::Error) << from;
