@@ -74,9 +74,11 @@ std::optional<std::uint64_t> unsynced_bytes(std::string_view meminfo) {
   return *dirty + *writeback;
 }
 
-SyncWay choose_sync_way(std::optional<std::uint64_t> unsynced, std::uint64_t ours) {
+SyncWay choose_sync_way(std::optional<std::uint64_t> unsynced, std::uint64_t ours, std::size_t files) {
   if (!unsynced || *unsynced <= ours) return SyncWay::kFilesystem;
-  return *unsynced - ours > kOthersUnsyncedLimit ? SyncWay::kEachFile : SyncWay::kFilesystem;
+  std::uint64_t others = *unsynced - ours;
+  return others > kOthersUnsyncedLimit && others / kOthersBytesPerFile > files ? SyncWay::kEachFile
+                                                                               : SyncWay::kFilesystem;
 }
 
 std::size_t sync_each_file(const fs::path& root) {
@@ -114,10 +116,10 @@ std::size_t sync_each_file(const fs::path& root) {
   return paths.size();
 }
 
-TreeSync sync_tree(const fs::path& root, std::uint64_t ours) {
+TreeSync sync_tree(const fs::path& root, std::uint64_t ours, std::size_t files) {
   std::optional<std::uint64_t> unsynced = unsynced_bytes();
   TreeSync done;
-  done.way = choose_sync_way(unsynced, ours);
+  done.way = choose_sync_way(unsynced, ours, files);
   done.others_unsynced = unsynced && *unsynced > ours ? *unsynced - ours : 0;
   if (done.way == SyncWay::kEachFile) {
     done.paths = sync_each_file(root);

@@ -18,15 +18,17 @@ std::optional<std::uint64_t> unsynced_bytes();
 /// The same from the text of /proc/meminfo; nothing when a field is missing.
 std::optional<std::uint64_t> unsynced_bytes(std::string_view meminfo);
 
-/// syncfs, unless more than kOthersUnsyncedLimit of the unsynced bytes are not ours: then
-/// syncfs would wait for them (a checkpoint being written), and each file is synced instead.
-SyncWay choose_sync_way(std::optional<std::uint64_t> unsynced, std::uint64_t ours);
+/// syncfs, unless others' unsynced bytes (beyond `ours`) would cost it more than a file-by-file
+/// sync of `files` would: more than kOthersUnsyncedLimit and more than kOthersBytesPerFile a file.
+SyncWay choose_sync_way(std::optional<std::uint64_t> unsynced, std::uint64_t ours, std::size_t files);
 
-/// Unsynced bytes of other processes above which an install syncs its files one by one. Where
-/// none are pending, a 3,000-kernel install (9,000 files) takes 0.63 to 0.67 s with syncfs
-/// and 0.77 to 0.81 s file by file, 8 at a time: about what the disk writes of others' bytes
-/// in 0.15 s.
+/// Others' unsynced bytes below which syncfs is always the way.
 inline constexpr std::uint64_t kOthersUnsyncedLimit = std::uint64_t{64} << 20;
+/// What a file synced on its own costs, in others' bytes that syncfs would write in that time.
+/// Measured with 1 GiB of another process pending: a 300-kernel install (about 900 files and
+/// folders) took 0.57 s with syncfs and 0.14 s file by file, 8 at a time; a 3,000-kernel one
+/// (9,000) 0.84 s with syncfs and 1.25 s file by file (0.62 to 0.72 s with nothing pending).
+inline constexpr std::uint64_t kOthersBytesPerFile = std::uint64_t{256} << 10;
 
 /// What sync_tree did: the way, others' unsynced bytes it saw, what it synced file by file.
 struct TreeSync {
@@ -36,8 +38,8 @@ struct TreeSync {
 };
 
 /// Makes every file and folder below root durable, the way choose_sync_way picks for `ours`
-/// bytes written there. Throws Error naming what could not be synced.
-TreeSync sync_tree(const std::filesystem::path& root, std::uint64_t ours);
+/// bytes in about `files` files written there. Throws Error naming what could not be synced.
+TreeSync sync_tree(const std::filesystem::path& root, std::uint64_t ours, std::size_t files);
 
 /// The file-by-file way: fsync of every regular file and folder below root (root included),
 /// several at a time; returns how many. Throws Error naming the first that fails.

@@ -80,7 +80,7 @@ void FileSink::run() {
         break;
       }
     }
-    std::size_t batch_bytes = 0;
+    std::size_t batch_bytes = 0, batch_files = batch.size();
     for (const Job& job : batch) batch_bytes += job.data.size();
     batch.clear();  // the memory goes back before put() may queue more
     lock.lock();
@@ -89,6 +89,7 @@ void FileSink::run() {
     if (failed && !failure_) failure_ = failed;
     unflushed_ += batch_bytes;
     written_ += batch_bytes;
+    files_written_ += batch_files;
     if (unflushed_ >= kFlushEvery) {
       unflushed_ = 0;
       flush_wanted_ = true;
@@ -104,10 +105,11 @@ void FileSink::flush_ahead() {
     if (closing_) return;
     flush_wanted_ = false;
     std::uint64_t written = written_;
+    std::size_t files = files_written_;
     lock.unlock();
     // Only starts it early: the caller's own sync is what makes the files durable. Not while
     // others' unsynced bytes would make syncfs wait for them (the caller syncs file by file then).
-    if (choose_sync_way(unsynced_bytes(), written) == SyncWay::kFilesystem) ::syncfs(dest_fd_);
+    if (choose_sync_way(unsynced_bytes(), written, files) == SyncWay::kFilesystem) ::syncfs(dest_fd_);
     lock.lock();
   }
 }

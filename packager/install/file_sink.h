@@ -73,6 +73,7 @@ class FileSink {
   std::exception_ptr failure_;
   std::size_t unflushed_ = 0;  // bytes written since the last writeback was started
   std::uint64_t written_ = 0;  // bytes written in all
+  std::size_t files_written_ = 0;
   bool flush_wanted_ = false;
   int dest_fd_ = -1;  // dest_, for syncfs
   std::thread worker_, flusher_;

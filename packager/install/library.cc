@@ -365,7 +365,8 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
     throw;
   }
   try {
-    TreeSync synced = sync_tree(staging, m.installed_size);  // the kernels are on disk before anything points at them
+    TreeSync synced =
+        sync_tree(staging, m.installed_size, m.files.size());  // the kernels are on disk before anything points at them
     if (synced.way == SyncWay::kEachFile)
       diag_.note(
           fmt::format("synced {} file by file ({} paths): {} MiB that other processes wrote were not yet on disk",

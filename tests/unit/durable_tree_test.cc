@@ -24,13 +24,16 @@ TEST(DurableTree, ReadsUnsyncedBytesFromMeminfo) {
   EXPECT_TRUE(unsynced_bytes());  // this machine's
 }
 
-TEST(DurableTree, SyncsEachFileOnlyWhenOthersWouldHoldUpSyncfs) {
+TEST(DurableTree, SyncsEachFileOnlyWhenOthersWouldHoldUpSyncfsLonger) {
   constexpr std::uint64_t MiB = 1 << 20;
-  EXPECT_EQ(choose_sync_way(std::nullopt, 10 * MiB), SyncWay::kFilesystem);  // cannot tell
-  EXPECT_EQ(choose_sync_way(5 * MiB, 10 * MiB), SyncWay::kFilesystem);       // ours, partly written back
-  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit, 10 * MiB), SyncWay::kFilesystem);
-  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit + 1, 10 * MiB), SyncWay::kEachFile);
-  EXPECT_EQ(choose_sync_way(1500 * MiB, 0), SyncWay::kEachFile);  // a checkpoint being written
+  EXPECT_EQ(choose_sync_way(std::nullopt, 10 * MiB, 10), SyncWay::kFilesystem);  // cannot tell
+  EXPECT_EQ(choose_sync_way(5 * MiB, 10 * MiB, 10), SyncWay::kFilesystem);       // ours, partly written back
+  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit, 10 * MiB, 10), SyncWay::kFilesystem);
+  EXPECT_EQ(choose_sync_way(10 * MiB + kOthersUnsyncedLimit + 1, 10 * MiB, 10), SyncWay::kEachFile);
+  // A checkpoint of 1 GiB being written: a package of 900 files syncs them, one of 9,000 does not.
+  EXPECT_EQ(choose_sync_way(1024 * MiB, 0, 900), SyncWay::kEachFile);
+  EXPECT_EQ(choose_sync_way(1024 * MiB, 0, 9000), SyncWay::kFilesystem);
+  EXPECT_EQ(choose_sync_way(8192 * MiB, 0, 9000), SyncWay::kEachFile);
 }
 
 TEST(DurableTree, SyncsEveryFileAndFolderWithoutFollowingLinks) {
@@ -38,12 +41,12 @@ TEST(DurableTree, SyncsEveryFileAndFolderWithoutFollowingLinks) {
   for (int i = 0; i < 40; ++i) test::write_text(dir / "tree" / ("d" + std::to_string(i % 5)) / std::to_string(i), "x");
   fs::create_symlink("/nonexistent/target", dir / "tree" / "dangling");
   EXPECT_EQ(sync_each_file(dir / "tree"), 1u + 5u + 40u);  // the root, its folders and files, not the link
-  EXPECT_NO_THROW(sync_tree(dir / "tree", 0));
+  EXPECT_NO_THROW(sync_tree(dir / "tree", 0, 40));
 }
 
 TEST(DurableTree, NamesWhatCannotBeSynced) {
   fs::path missing = test::scratch_dir() / "missing";
-  for (auto sync : {+[](const fs::path& p) { sync_each_file(p); }, +[](const fs::path& p) { sync_tree(p, 0); }}) {
+  for (auto sync : {+[](const fs::path& p) { sync_each_file(p); }, +[](const fs::path& p) { sync_tree(p, 0, 1); }}) {
     try {
       sync(missing);
       ADD_FAILURE() << "no error";
