@@ -37,8 +37,8 @@ std::string line_change(const std::string& a, const std::string& b) {
   std::vector<std::string> la = lines_of(a), lb = lines_of(b);
   std::size_t i = 0;
   while (i < la.size() && i < lb.size() && la[i] == lb[i]) ++i;
-  auto at = [](const std::vector<std::string>& l, std::size_t i) {
-    return i >= l.size() ? std::string("(no such line)") : l[i].empty() ? std::string("(empty)") : l[i];
+  auto at = [](const std::vector<std::string>& l, std::size_t n) {
+    return n >= l.size() ? std::string("(no such line)") : l[n].empty() ? std::string("(empty)") : l[n];
   };
   return fmt::format("{}\"{}\" → \"{}\"", i == 0 ? "" : fmt::format("line {}: ", i + 1), at(la, i), at(lb, i));
 }

@@ -10,9 +10,9 @@
 
 #include "common/fs.h"
 #include "common/process.h"
-#include "opmodel/defines.h"
 #include "generator/plan.h"
 #include "generator/toolchain.h"
+#include "opmodel/defines.h"
 #include "runtime/reference/tensors.h"
 #include "skb_dtypes.h"
 #include "skb_kernel_abi.h"
@@ -37,8 +37,8 @@ struct Case {
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 
-Spec T(std::string dtype, Shape shape) { return Spec{std::move(dtype), std::move(shape)}; }
-Spec Null() { return Spec{"", {}, true}; }
+Spec T(std::string dtype, Shape shape) { return Spec{std::move(dtype), std::move(shape), false, {}}; }
+Spec Null() { return Spec{"", {}, true, {}}; }
 Spec Perm(std::vector<std::int64_t> p) { return Spec{"int64", {static_cast<std::int64_t>(p.size())}, false, p}; }
 Json A(const char* name, int index, const char* dtype, Json value) {
   return {{"name", name}, {"index", index}, {"dtype", dtype}, {"value", std::move(value)}};
@@ -286,7 +286,7 @@ TEST_P(KernelTest, StaticKernelMatchesReference) { run_and_check(GetParam(), fal
 TEST_P(KernelTest, DynamicKernelMatchesReference) { run_and_check(GetParam(), true); }
 
 INSTANTIATE_TEST_SUITE_P(HostTemplates, KernelTest, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param.label; });
+                         [](const auto& test) { return test.param.label; });
 
 // Records whose shapes contradict their op (skb-generate refuses them; here they bypass it):
 // their static kernels must not compile, and the compile step reports that for the kernel and

@@ -38,9 +38,9 @@ struct Shared {
     fs::create_directories(dir);
     fs::path cache_dir = root / build / "cache";
     fs::create_directories(cache_dir);
-    common::write_atomic(
-        cache_dir / "config.json",
-        store::settings_json({store::parse_location(url.empty() ? "file://" + store.string() : url), 0}));
+    store::Settings settings;
+    settings.where = store::parse_location(url.empty() ? "file://" + store.string() : url);
+    common::write_atomic(cache_dir / "config.json", store::settings_json(settings));
     CompileStep s = test::relu_step(dir, {"sh", "-c", "printf '%s' \"$1\" > \"$0\"; echo x >> \"$2\"", "@OUT@", bytes,
                                           (root / build / "compiles").string()});
     s.toolchain_id = "tc-a";
