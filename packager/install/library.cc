@@ -369,8 +369,9 @@ bool Library::install_locked(const PayloadSource& payload, const LibraryOptions&
         sync_tree(staging, m.installed_size, m.files.size());  // the kernels are on disk before anything points at them
     if (synced.way == SyncWay::kEachFile)
       diag_.note(
-          fmt::format("synced {} file by file ({} paths): {} MiB that other processes wrote were not yet on disk",
-                      m.package, synced.paths, synced.others_unsynced >> 20));
+          fmt::format("synced the {} files and folders of {} one by one: other processes had {} MiB not yet on "
+                      "disk, which a sync of the whole filesystem would have waited for",
+                      synced.paths, m.package, synced.others_unsynced >> 20));
     write_journal("install", m.package);  // may fail too, on a full disk
   } catch (...) {
     remove_tree(staging);

@@ -192,11 +192,16 @@ fi
 step "with others' writes not yet on disk, an install syncs its own files one by one, and says so"
 # syncfs would wait for every unsynced byte of the filesystem (a checkpoint being written).
 head -c $((384 << 20)) /dev/zero > unsynced.bin
-pending=$(awk '/^(Dirty|Writeback):/ {s += $2} END {print int(s / 1024)}' /proc/meminfo)
+pending_mib() { awk '/^(Dirty|Writeback):/ {s += $2} END {print int(s / 1024)}' /proc/meminfo; }
+pending=$(pending_mib)
 if [ "$pending" -ge 256 ]; then
   sh "$run" --install-path="$PWD/busy_lib" >busy.out 2>&1 || fail "install with others' writes pending: $(cat busy.out)"
-  grep -q "synced .* file by file (.* paths): [0-9]* MiB that other processes wrote" busy.out ||
-    fail "no word of the file-by-file sync: $(cat busy.out)"
+  if ! grep -q "synced the [0-9]* files and folders of .* one by one: other processes had [0-9]* MiB not yet on disk" \
+    busy.out; then
+    # Only a machine that wrote the bytes back during the install may have synced the whole filesystem.
+    [ "$(pending_mib)" -lt 128 ] || fail "no word of the file-by-file sync: $(cat busy.out)"
+    echo "    the machine wrote the bytes back during the install ($(pending_mib) MiB pending after it)"
+  fi
   expect_eq "$(check_library busy_lib)" "$kernels" "kernels installed while others' writes were pending"
 else
   echo "    not run: this machine wrote the 384 MiB back at once (${pending} MiB pending)"
