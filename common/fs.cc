@@ -1,7 +1,6 @@
 #include "common/fs.h"
 
 #include <fcntl.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,13 +132,6 @@ fs::path self_exe() {
 std::string env_or_empty(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
-}
-
-fs::path home_dir() {
-  std::string h = env_or_empty("HOME");
-  if (!h.empty()) return h;
-  if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) return pw->pw_dir;
-  return {};
 }
 
 }  // namespace skb::common

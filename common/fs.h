@@ -42,7 +42,4 @@ std::filesystem::path self_exe();
 /// The value of an environment variable, "" when it is unset.
 std::string env_or_empty(const char* name);
 
-/// The user's home folder: $HOME, else the password database's; empty when neither has one.
-std::filesystem::path home_dir();
-
 }  // namespace skb::common

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/home_dir.h"
 
 namespace skb::store {
 namespace fs = std::filesystem;

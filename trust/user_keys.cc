@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/home_dir.h"
 
 namespace skb::trust {
 namespace fs = std::filesystem;
