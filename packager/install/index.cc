@@ -87,7 +87,6 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
     };
     std::map<std::string_view, Op> ops;
     const auto& owners = opbase_owner[soc];
-    std::size_t bytes = 0;
     for (const auto& [key, k] : kernels) {
       Op& op = ops[k->op];
       op.value_depend.insert(k->value_depend.begin(), k->value_depend.end());
@@ -97,17 +96,12 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
         if (owner == owners.end() || owner->second != key) continue;
         // The entry, rendered when its package was installed, with its key for opbase.
         op.static_list.push_back({k->entry, sk});
-        bytes += k->entry.size() + sk.size() + 24;
         listed = true;
       }
-      if (!listed) {
-        op.skb_list.push_back({k->entry, {}});
-        bytes += k->entry.size() + 4;
-      }
+      if (!listed) op.skb_list.push_back({k->entry, {}});
     }
     // The document: JSON values rendered by nlohmann_json, one entry per line.
     std::string text = "{";
-    text.reserve(bytes + ops.size() * 160 + 8);
     for (const auto& [name, op] : ops) {
       text += text.size() == 1 ? "\n " : ",\n ";
       text += Json(std::string(name)).dump();

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -75,35 +74,20 @@ PackagePieces parse_pieces(std::string_view text, const std::string& package) {
   auto bad = [&](std::size_t line) {
     return common::Error(fmt::format("{}/{}: line {} is not as skb writes it", package, kIndexPiecesName, line));
   };
-  if (text.substr(0, kVersionLine.size() + 1) != std::string(kVersionLine) + "\n" || text.back() != '\n') throw bad(1);
-  std::size_t n = 1;  // line number
-  for (std::size_t at = kVersionLine.size() + 1; at < text.size(); ++n) {
-    std::size_t end = text.find('\n', at);
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
-    // Its tab-separated fields (count 0 when there are more than any line has: refused below).
-    std::array<std::string_view, 7> f;
-    std::size_t count = 0;
-    for (std::size_t start = 0;;) {
-      if (count == f.size()) {
-        count = 0;
-        break;
-      }
-      std::size_t tab = line.find('\t', start);
-      f[count++] = line.substr(start, tab == std::string_view::npos ? tab : tab - start);
-      if (tab == std::string_view::npos) break;
-      start = tab + 1;
-    }
-    if (f[0] == "F" && count == 3 && is_hex64(f[1]) && packager::is_safe_relative_path(f[2])) {
+  auto lines = split(text, '\n');
+  if (lines.size() < 2 || lines[0] != kVersionLine || !lines.back().empty()) throw bad(1);
+  for (std::size_t n = 1; n + 1 < lines.size(); ++n) {
+    auto f = split(lines[n], '\t');
+    if (f[0] == "F" && f.size() == 3 && is_hex64(f[1]) && packager::is_safe_relative_path(f[2])) {
       p.files.emplace_back(f[1], f[2]);
-    } else if (f[0] == "K" && count == 7 && is_hex64(f[3]) && f[6].size() >= 2 && f[6].front() == '{' &&
+    } else if (f[0] == "K" && f.size() == 7 && is_hex64(f[3]) && f[6].size() >= 2 && f[6].front() == '{' &&
                f[6].back() == '}') {
       IndexPiece k{std::string(f[1]), std::string(f[2]), std::string(f[3]), {}, {}, std::string(f[6])};
       if (!f[4].empty())
         for (auto v : split(f[4], ',')) {
           std::int64_t x = 0;
-          auto [end_of, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-          if (ec != std::errc() || end_of != v.data() + v.size()) throw bad(n + 1);
+          auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+          if (ec != std::errc() || end != v.data() + v.size()) throw bad(n + 1);
           k.value_depend.push_back(x);
         }
       if (!f[5].empty())
