@@ -114,8 +114,7 @@ std::string content_digest(const Manifest& m, Compression compression) {
 // its files' hashes are used, and the installer finds those bytes in the library or refuses.
 std::string make_delta(Collected& c, const fs::path& base_run) {
   installer::RunFile run(base_run);
-  installer::verify_payload_hash(run.payload);
-  packager::Manifest base = installer::read_manifest(run.payload).manifest;
+  packager::Manifest base = installer::read_checked_manifest(run.payload).manifest;
   std::set<std::string> held;
   for (const auto& f : base.files) held.insert(f.sha256);
   for (auto& f : c.manifest.files) f.carried = !held.count(f.sha256);

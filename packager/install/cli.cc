@@ -96,8 +96,7 @@ int run(const Args& a, const common::Diag& diag) {
       check_package_signature(fd, a.header_len, a.signature_size, policy ? *policy : trust::TrustedKeys{});
   std::string signed_by = describe_signature(signature, policy);
   if (a.info || a.list) {
-    verify_payload_hash(src);
-    packager::Manifest m = read_manifest(src).manifest;
+    packager::Manifest m = read_checked_manifest(src).manifest;
     if (a.info) {
       RunFile run_file(a.run_file);
       std::printf(

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -19,12 +21,15 @@ namespace fs = std::filesystem;
 namespace {
 // Bytes written between two starts of writeback.
 constexpr std::size_t kFlushEvery = std::size_t{16} << 20;
+
+// Threads that write: copying the bytes into the page cache is most of an install's work.
+unsigned writers() { return std::clamp(std::thread::hardware_concurrency(), 1u, 4u); }
 }  // namespace
 
 FileSink::FileSink(fs::path dest, const InstalledFiles* installed, std::size_t max_queued)
     : dest_(std::move(dest)), installed_(installed), max_queued_(max_queued) {
   if (!dest_.empty()) dest_fd_ = ::open(dest_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  worker_ = std::thread([this] { run(); });
+  for (unsigned i = 0; i < writers(); ++i) workers_.emplace_back([this] { run(); });
   if (dest_fd_ >= 0) flusher_ = std::thread([this] { flush_ahead(); });
 }
 
@@ -34,7 +39,7 @@ FileSink::~FileSink() {
     closing_ = true;
   }
   changed_.notify_all();
-  worker_.join();
+  for (auto& w : workers_) w.join();
   if (flusher_.joinable()) flusher_.join();
   if (dest_fd_ >= 0) ::close(dest_fd_);
 }
@@ -54,11 +59,12 @@ void FileSink::put(const packager::PackageFile& want, std::string data) {
 
 void FileSink::finish() {
   std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [&] { return failure_ || (jobs_.empty() && !busy_); });
+  changed_.wait(lock, [&] { return failure_ || (jobs_.empty() && busy_ == 0); });
   rethrow_failure();
 }
 
 void FileSink::run() {
+  std::string made;  // the last folder this thread made below dest_ (files come sorted; most share it)
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     changed_.wait(lock, [&] { return closing_ || !jobs_.empty(); });
@@ -67,14 +73,17 @@ void FileSink::run() {
       jobs_.clear();
       continue;
     }
-    std::deque<Job> batch;  // everything queued, taken at once: one wake-up for many small files
-    batch.swap(jobs_);
-    busy_ = true;
+    // A share of what is queued, taken at once: one wake-up for many small files, and every
+    // writer busy.
+    std::size_t share = (jobs_.size() + workers_.size() - 1) / workers_.size();
+    std::deque<Job> batch(std::make_move_iterator(jobs_.begin()), std::make_move_iterator(jobs_.begin() + share));
+    jobs_.erase(jobs_.begin(), jobs_.begin() + share);
+    ++busy_;
     lock.unlock();
     std::exception_ptr failed;
     for (const Job& job : batch) {
       try {
-        write_one(job);
+        write_one(job, made);
       } catch (...) {
         failed = std::current_exception();
         break;
@@ -84,7 +93,7 @@ void FileSink::run() {
     for (const Job& job : batch) batch_bytes += job.data.size();
     batch.clear();  // the memory goes back before put() may queue more
     lock.lock();
-    busy_ = false;
+    --busy_;
     queued_bytes_ -= batch_bytes;
     if (failed && !failure_) failure_ = failed;
     unflushed_ += batch_bytes;
@@ -114,16 +123,16 @@ void FileSink::flush_ahead() {
   }
 }
 
-void FileSink::write_one(const Job& job) {
+void FileSink::write_one(const Job& job, std::string& made) {
   const packager::PackageFile& want = *job.want;
   if (job.data.size() != want.size || common::sha256_hex(job.data) != want.sha256)
     throw VerifyError(fmt::format("payload entry {} does not match its sha256 in the manifest", want.path));
   if (dest_.empty()) return;
   std::string folder = want.path.substr(0, want.path.rfind('/') + 1);
-  if (folder != made_) {
+  if (folder != made) {
     fs::path cur = dest_;
     for (const auto& part : fs::path(want.path).parent_path()) common::ensure_real_dir(cur /= part);
-    made_ = folder;
+    made = folder;
   }
   fs::path out = dest_ / want.path;
   if (link_installed(want, out)) return;

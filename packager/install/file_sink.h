@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "packager/manifest.h"
 
@@ -23,19 +24,17 @@ using InstalledFiles = std::unordered_map<std::string, std::filesystem::path>;
 /// sha256): only such a copy is linked, so a copy damaged since it was installed is never spread.
 bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile& want);
 
-/// Checks and writes the files of a payload on a second thread while the caller decompresses
-/// the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against the
-/// manifest and, with a destination, created below it (never through a symlink, never over an
-/// existing file). The first failure is rethrown by the next call of put() or finish().
-/// Every few MiB written, a third thread starts the filesystem's writeback (syncfs), so that the
-/// caller's final sync, before anything points at the files, finds little left to write (not
-/// while other processes' unsynced bytes would hold it up: see choose_sync_way).
-/// A file whose bytes the library already holds (`installed`) is linked to them, once the
-/// installed file is checked to hash to the same sha256; it is written when the link cannot be
-/// made (another filesystem, too many links).
-/// At most `max_queued` bytes wait for the writer, or one file when it alone is larger. Writing
-/// is what limits an install, so a longer queue only fills: 4 MiB keeps the writer busy, and
-/// every MiB more is 256 page faults and cache misses the decompressor pays for nothing.
+/// Checks and writes the files of a payload on threads of their own (one per core, at most 4)
+/// while the caller decompresses the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against
+/// the manifest and, with a destination, created below it (never through a symlink, never over an existing file). The
+/// first failure is rethrown by the next call of put() or finish(). Every few MiB written, a third thread starts the
+/// filesystem's writeback (syncfs), so that the caller's final sync, before anything points at the files, finds little
+/// left to write (not while other processes' unsynced bytes would hold it up: see choose_sync_way). A file whose bytes
+/// the library already holds (`installed`) is linked to them, once the installed file is checked to hash to the same
+/// sha256; it is written when the link cannot be made (another filesystem, too many links). At most `max_queued` bytes
+/// wait for the writer, or one file when it alone is larger. Writing is what limits an install, so a longer queue only
+/// fills: 4 MiB keeps the writer busy, and every MiB more is 256 page faults and cache misses the decompressor pays for
+/// nothing.
 class FileSink {
  public:
   /// dest empty: check only.
@@ -57,26 +56,27 @@ class FileSink {
   };
   void run();
   void flush_ahead();
-  void write_one(const Job& job);
+  void write_one(const Job& job, std::string& made);
   bool link_installed(const packager::PackageFile& want, const std::filesystem::path& out);
   void rethrow_failure();
 
   std::filesystem::path dest_;
   const InstalledFiles* installed_;
   const std::size_t max_queued_;
-  std::string made_;  // the last folder made below dest_ (files come sorted; most share it)
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<Job> jobs_;
   std::size_t queued_bytes_ = 0;
-  bool busy_ = false, closing_ = false;
+  unsigned busy_ = 0;  // writers writing
+  bool closing_ = false;
   std::exception_ptr failure_;
   std::size_t unflushed_ = 0;  // bytes written since the last writeback was started
   std::uint64_t written_ = 0;  // bytes written in all
   std::size_t files_written_ = 0;
   bool flush_wanted_ = false;
   int dest_fd_ = -1;  // dest_, for syncfs
-  std::thread worker_, flusher_;
+  std::vector<std::thread> workers_;
+  std::thread flusher_;
 };
 
 }  // namespace skb::installer

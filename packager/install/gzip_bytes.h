@@ -1,17 +1,37 @@
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace skb::installer {
 
-/// `bytes` gzip-compressed in memory (libarchive's raw format), with no name or time in the
-/// header: the same bytes give the same file. Throws common::Error when libarchive fails.
+/// `bytes` as one gzip member, with no name or time in the header: the same bytes give the same
+/// file. Throws common::Error when out of memory.
 std::string gzip_bytes(std::string_view bytes);
 
-/// The bytes a gzip file holds, unpacked in memory; nothing when `gz` is not gzip, is damaged,
-/// unpacks to more than `max` bytes, or to none (libarchive's raw reader sees no entry then).
+/// The bytes one gzip member holds, unpacked in memory; nothing when `gz` is not exactly one
+/// member (trailing bytes included), is damaged, or unpacks to more than `max` bytes.
 std::optional<std::string> gunzip_bytes(std::string_view gz, std::size_t max);
+
+/// A gzip block: a gzip member that names its own length in its header's extra field (subfield
+/// "SK", 4 bytes little-endian), as BGZF's blocks do. A payload is a run of blocks, each holding
+/// kGzipBlockBytes of the tar stream (the last fewer): any gzip reader reads it as one stream
+/// (`tar -xzf` does), and skb's finds every block without unpacking the ones before, so that it
+/// unpacks them on all cores.
+constexpr std::size_t kGzipBlockBytes = std::size_t{1} << 20;
+/// A block header's bytes: gzip's 10, the extra field's length (2) and the subfield (8).
+constexpr std::size_t kGzipBlockHeader = 20;
+/// Blocks that unpack to more are refused: what a reader may allocate for one.
+constexpr std::size_t kMaxGzipBlockBytes = std::size_t{4} << 20;
+
+/// `bytes` (at most kMaxGzipBlockBytes) as one gzip block, compressed at `level` (1 to 12,
+/// libdeflate's levels; 6 is gzip's default). Throws common::Error.
+std::string gzip_block(std::string_view bytes, int level);
+
+/// The length of the block that starts with `head`'s first kGzipBlockHeader bytes; nothing when
+/// they are not a block's header.
+std::optional<std::uint32_t> gzip_block_length(std::string_view head);
 
 }  // namespace skb::installer

@@ -290,23 +290,24 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   // library the hash comes first, so that a damaged package creates nothing, not even the lock.
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (lock && installed_already()) return false;
-  verify_payload_hash(payload);  // before anything is written: a damaged package changes nothing
+  // Hashed before anything is written (a damaged package changes nothing), while the manifest is
+  // parsed: extraction and the index reuse it.
+  PayloadManifest pm = read_checked_manifest(payload);
   ensure_parent();
   if (!lock) lock = std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
   const bool created = !fs::exists(root_);
   ensure_layout();
   recover();
   try {
-    return install_locked(payload, o);
+    return install_locked(payload, std::move(pm), o);
   } catch (...) {
     if (created) remove_root_if_empty();  // a refused first install leaves no ai_core/ behind
     throw;
   }
 }
 
-bool Library::install_locked(const PayloadSource& payload, const LibraryOptions& o) {
+bool Library::install_locked(const PayloadSource& payload, PayloadManifest pm, const LibraryOptions& o) {
   if (!o.force && same_payload_installed(payload)) return false;
-  PayloadManifest pm = read_manifest(payload);  // parsed once: extraction and the index reuse it
   packager::Manifest& m = pm.manifest;
   if (!payload.package.empty() && payload.package != m.package)
     throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));

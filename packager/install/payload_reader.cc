@@ -7,13 +7,19 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <future>
 #include <memory>
+#include <optional>
+#include <thread>
 #include <vector>
 
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "packager/install/block_inflater.h"
 #include "packager/install/file_sink.h"
 #include "packager/install/payload_filters.h"
 #include "packager/stub.h"
@@ -26,15 +32,31 @@ namespace {
 
 constexpr std::size_t kMaxManifest = 64 << 20;
 
-// libarchive reads the payload's byte range with pread, never past its end.
+// libarchive reads the payload's byte range with pread, never past its end: the compressed bytes
+// for its own decompressors, or, from a payload of gzip blocks, the tar stream that BlockInflater
+// unpacks on all cores. Reading is a C callback: an exception waits in `failure` until libarchive
+// has returned.
 struct RangeReader {
-  const PayloadSource* src;
+  const PayloadSource* src = nullptr;
+  std::unique_ptr<BlockInflater> blocks{};
   std::uint64_t pos = 0;
-  std::vector<char> buf = std::vector<char>(1 << 17);
+  std::vector<char> buf{};
+  std::exception_ptr failure{};
 };
 
-la_ssize_t read_range(archive*, void* data, const void** out) {
+la_ssize_t read_range(archive* a, void* data, const void** out) {
   auto* r = static_cast<RangeReader*>(data);
+  if (r->blocks) {
+    try {
+      std::string_view b = r->blocks->next();
+      *out = b.data();
+      return static_cast<la_ssize_t>(b.size());
+    } catch (...) {
+      r->failure = std::current_exception();
+      archive_set_error(a, EINVAL, "damaged payload");
+      return -1;
+    }
+  }
   std::uint64_t left = r->src->size - r->pos;
   std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, r->buf.size()));
   if (want == 0) return 0;
@@ -56,17 +78,27 @@ std::string why(archive* a) {
   return message;
 }
 
+// Blocks unpacked at once beyond the one being read, when the whole payload is read.
+unsigned blocks_ahead() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+
 struct ReadArchive {
   archive* a = archive_read_new();
   archive_entry* entry = nullptr;  // the current entry's header
   RangeReader reader;
-  explicit ReadArchive(const PayloadSource& src) : reader{&src} {
-    add_payload_filters(a);
+  // ahead: blocks unpacked ahead on other threads (none when only the manifest is read).
+  ReadArchive(const PayloadSource& src, unsigned ahead) : reader{&src} {
+    if (BlockInflater::starts_with_block(src.fd, src.offset, src.size)) {
+      reader.blocks = std::make_unique<BlockInflater>(src.fd, src.offset, src.size, ahead);
+    } else {
+      add_payload_filters(a);
+      reader.buf.resize(1 << 17);
+    }
     archive_read_support_format_tar(a);
     if (archive_read_open(a, &reader, nullptr, &read_range, nullptr) != ARCHIVE_OK) {
       // No destructor runs for a constructor that throws: free the archive here.
       std::string what = why(a);
       archive_read_free(a);
+      if (reader.failure) std::rethrow_exception(reader.failure);
       throw VerifyError(fmt::format("the payload is not a readable archive: {}", what));
     }
   }
@@ -74,12 +106,26 @@ struct ReadArchive {
   ReadArchive(const ReadArchive&) = delete;
   ReadArchive& operator=(const ReadArchive&) = delete;
 
+  // Throws what made libarchive fail: the reader's exception, or libarchive's own message.
+  [[noreturn]] void fail() {
+    if (reader.failure) std::rethrow_exception(reader.failure);
+    throw VerifyError(fmt::format("damaged payload: {}", why(a)));
+  }
+
+  // After the archive's end: the rest of a payload of gzip blocks must be blocks too (the tar's
+  // padding at most), so that nothing unchecked trails it.
+  void read_to_end() {
+    if (reader.blocks)
+      while (!reader.blocks->next().empty()) {
+      }
+  }
+
   // The next entry's header, or nullptr at the end.
   archive_entry* next() {
     entry = nullptr;
     int rc = archive_read_next_header(a, &entry);
     if (rc == ARCHIVE_EOF) return entry = nullptr;
-    if (rc != ARCHIVE_OK) throw VerifyError(fmt::format("damaged payload: {}", why(a)));
+    if (rc != ARCHIVE_OK) fail();
     return entry;
   }
 };
@@ -123,7 +169,7 @@ std::string read_all(ReadArchive& ar, std::uint64_t limit, const char* what) {
     out.append(buf, static_cast<std::size_t>(n));
     if (out.size() > limit) throw VerifyError(fmt::format("payload entry {} is larger than listed", what));
   }
-  if (n < 0) throw VerifyError(fmt::format("damaged payload: {}", why(ar.a)));
+  if (n < 0) ar.fail();
   return out;
 }
 
@@ -171,6 +217,7 @@ void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest,
   if (next != m.files.size())
     throw VerifyError(
         fmt::format("the payload lacks {} of the {} files its manifest lists", m.files.size() - next, m.files.size()));
+  ar.read_to_end();
   sink.finish();
 }
 
@@ -217,15 +264,29 @@ void verify_payload_hash(const PayloadSource& src) {
 }
 
 PayloadManifest read_manifest(const PayloadSource& src) {
-  ReadArchive ar(src);
+  ReadArchive ar(src, 0);
   PayloadManifest pm;
   pm.text = first_entry_text(ar);
   pm.manifest = parse_payload_manifest(pm.text);
   return pm;
 }
 
+PayloadManifest read_checked_manifest(const PayloadSource& src) {
+  std::future<void> hashed = std::async(std::launch::async, [&src] { verify_payload_hash(src); });
+  std::optional<PayloadManifest> pm;
+  std::exception_ptr unread;
+  try {
+    pm = read_manifest(src);
+  } catch (...) {
+    unread = std::current_exception();
+  }
+  hashed.get();
+  if (unread) std::rethrow_exception(unread);
+  return std::move(*pm);
+}
+
 Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
-  ReadArchive ar(src);
+  ReadArchive ar(src, blocks_ahead());
   Manifest m = parse_payload_manifest(first_entry_text(ar));
   extract_files(ar, m, dest);
   return m;
@@ -233,7 +294,7 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
 
 void read_payload(const PayloadSource& src, const fs::path& dest, const PayloadManifest& known,
                   const InstalledFiles* installed) {
-  ReadArchive ar(src);
+  ReadArchive ar(src, blocks_ahead());
   if (first_entry_text(ar) != known.text) throw VerifyError("the payload's manifest changed while it was read");
   extract_files(ar, known.manifest, dest, installed);
 }

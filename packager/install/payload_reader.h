@@ -50,6 +50,10 @@ struct PayloadManifest {
 /// Reads the payload's manifest (its first entry) only.
 PayloadManifest read_manifest(const PayloadSource& src);
 
+/// verify_payload_hash and read_manifest at once, on two threads: the manifest is parsed while
+/// the payload is hashed. A hash mismatch is what it throws when both fail.
+PayloadManifest read_checked_manifest(const PayloadSource& src);
+
 /// Reads every entry and checks it: a regular file (no links, devices, folders), no setuid,
 /// setgid or sticky bit, at the next path the manifest lists, with its size and sha256; every
 /// listed file present (but those a delta package's base holds: `carried` false, not in the

@@ -38,6 +38,33 @@ for c in gzip zstd xz; do
   expect_eq "$(check_library "inst_$c")" "$kernels" "kernels listed after installing the $c package"
 done
 
+step "a gzip payload is gzip blocks, each naming its length, that tar -xzf reads as one stream"
+g=$(ls repro_a_gzip/*.run)
+poff=$(sed -n 's/^skb_payload_offset=//p' "$g" | head -1)
+tail -c +$((poff + 1)) "$g" > payload.tgz
+python3 - payload.tgz <<'PY' || fail "the payload is not a run of gzip blocks"
+import struct, sys, zlib
+data, pos, blocks = open(sys.argv[1], "rb").read(), 0, 0
+while pos < len(data):
+    head = data[pos:pos + 20]
+    assert head[:4] == b"\x1f\x8b\x08\x04" and head[10:16] == b"\x08\x00SK\x04\x00", (pos, head)
+    n = struct.unpack("<I", head[16:20])[0]
+    body = data[pos + 20:pos + n - 8]
+    crc, size = struct.unpack("<II", data[pos + n - 8:pos + n])
+    raw = zlib.decompress(body, -15)
+    assert len(raw) == size and zlib.crc32(raw) == crc and size <= 1 << 20, pos
+    pos, blocks = pos + n, blocks + 1
+print("    %d blocks" % blocks)
+PY
+mkdir tarx && tar -xzf payload.tgz -C tarx || fail "tar -xzf cannot read the payload"
+pkg=$(basename "$g" .run)
+n=0
+for f in $(cd tarx && find . -type f ! -name manifest.json); do
+  cmp -s "tarx/$f" "inst_gzip/opp/static_kernel/ai_core/$pkg/$f" || fail "tar -xzf gives other bytes for $f"
+  n=$((n + 1))
+done
+expect_eq "$n" "$(json_get "inst_gzip/opp/static_kernel/ai_core/$pkg/manifest.json" 'len(j["files"])')" "files tar -xzf gives"
+
 step "packages of other contents made in the same second never share a name"
 SOURCE_DATE_EPOCH=1700000000 build_package dump9 out9 >/dev/null
 n1=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o same -q)")

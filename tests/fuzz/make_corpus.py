@@ -3,7 +3,7 @@
 (the example dump, the shipped toolchain profiles, small well-formed payloads, manifests and
 indexes) and the hostile ones that each reader must refuse (tests/fuzz/hostile.md lists them).
 Deterministic: run it again and git sees no change. usage: make_corpus.py [SOURCE_DIR]"""
-import base64, copy, glob, gzip, hashlib, io, json, os, shutil, sys, tarfile
+import base64, copy, glob, gzip, hashlib, io, json, os, shutil, struct, sys, tarfile, zlib
 
 top = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 out = os.path.join(top, "tests", "fuzz", "corpus")
@@ -171,7 +171,24 @@ def tar_bytes(entries, compress=None):
             info.mtime = 0
             t.addfile(info, io.BytesIO(data) if data is not None else None)
     raw = buf.getvalue()
+    if compress == "blocks":
+        return gzip_blocks(raw, 700)
     return gzip.compress(raw, mtime=0) if compress == "gz" else raw
+
+
+def gzip_blocks(raw, size, extra_length=0):
+    """raw as skb-package writes a gzip payload: gzip members of `size` bytes each that name their
+    own length in the extra field "SK" (packager/install/gzip_bytes.h); the last one's length
+    `extra_length` bytes too long."""
+    out = b""
+    for i in range(0, len(raw), size):
+        chunk = raw[i:i + size]
+        c = zlib.compressobj(6, zlib.DEFLATED, -15)
+        body = c.compress(chunk) + c.flush()
+        n = 20 + len(body) + 8 + (extra_length if i + size >= len(raw) else 0)
+        out += bytes([0x1F, 0x8B, 8, 4, 0, 0, 0, 0, 0, 0xFF, 8, 0]) + b"SK" + struct.pack("<HI", 4, n)
+        out += body + struct.pack("<II", zlib.crc32(chunk), len(chunk))
+    return out
 
 
 def entry(name, data=b"", type=tarfile.REGTYPE, mode=0o644, link=""):
@@ -191,6 +208,8 @@ def payload(name, extra=(), file_map=files, drop=(), compress=None):
 first = sorted(files)[0]
 payload("valid.tar")
 payload("valid.tar.gz", compress="gz")
+payload("valid.tar.blocks", compress="blocks")
+payload("hostile_setuid.tar.blocks", [entry(first, files[first], mode=0o4755)], drop=[first], compress="blocks")
 payload("hostile_symlink.tar", [entry(first, type=tarfile.SYMTYPE, link="/etc/passwd")], drop=[first])
 payload("hostile_hardlink.tar", [entry(first, type=tarfile.LNKTYPE, link="/etc/passwd")], drop=[first])
 payload("hostile_dotdot.tar", [entry("../../evil.so", b"x")])
@@ -219,6 +238,9 @@ put("payload", "hostile_delta_carries_base_file.tar",
     tar_bytes([entry("manifest.json", dumps(delta).encode())] + [entry(p, v) for p, v in sorted(files.items())]))
 put("payload", "hostile_not_an_archive", b"definitely not gzip" * 20)
 put("payload", "hostile_truncated.tar.gz", gzip.compress(tar_bytes([entry("manifest.json", b"{}")]), mtime=0)[:40])
+valid_raw = tar_bytes([entry("manifest.json", dumps(manifest(files)).encode())] + [entry(p, v) for p, v in sorted(files.items())])
+put("payload", "hostile_block_past_end.tar.blocks", gzip_blocks(valid_raw, 700, extra_length=9))
+put("payload", "hostile_block_then_garbage.tar.blocks", gzip_blocks(valid_raw, 700) + b"not a block")
 
 # --- installed manifests and config.ini -----------------------------------------------------
 good = manifest(files)
