@@ -280,6 +280,17 @@ bool Library::same_payload_installed(const PayloadSource& payload) const {
   return std::find(order.begin(), order.end(), payload.package) != order.end();
 }
 
+namespace {
+
+// The deepest folder of `path` that exists (path itself when it does).
+fs::path nearest_folder(fs::path path) {
+  std::error_code ec;
+  while (!fs::is_directory(path, ec) && path.has_relative_path()) path = path.parent_path();
+  return path.empty() ? fs::path(".") : path;
+}
+
+}  // namespace
+
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   // Installed already: nothing of its payload would be used.
   auto installed_already = [&] { return !o.force && !recovery_pending() && same_payload_installed(payload); };
@@ -290,11 +301,29 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   // library the hash comes first, so that a damaged package creates nothing, not even the lock.
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (lock && installed_already()) return false;
-  // Hashed before anything is written (a damaged package changes nothing), while the manifest is
-  // parsed: extraction and the index reuse it.
-  PayloadManifest pm = read_checked_manifest(payload);
+  // In a new library, the copies that start at once take turns on the folder it goes into (a
+  // folder's flock creates nothing) until the first has made the lock file: the others then wait
+  // on that, and find the package installed without hashing the payload.
+  std::unique_ptr<LibraryLock> first;
+  if (!lock) {
+    first = LibraryLock::on_folder(nearest_folder(root_), o.lock_timeout, diag_);
+    if (first && fs::exists(lock_file())) {
+      first.reset();
+      lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
+      if (lock && installed_already()) return false;
+    }
+  }
+  // Hashed before anything is written: a damaged package changes nothing. Under the lock, the
+  // manifest is parsed meanwhile (extraction and the index reuse it); in a new library it is
+  // parsed once the lock is taken, by the one copy of the package that installs it.
+  std::optional<PayloadManifest> pm;
+  if (lock)
+    pm = read_checked_manifest(payload);
+  else
+    verify_payload_hash(payload);
   ensure_parent();
   if (!lock) lock = std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
+  first.reset();
   const bool created = !fs::exists(root_);
   ensure_layout();
   recover();
@@ -306,8 +335,10 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   }
 }
 
-bool Library::install_locked(const PayloadSource& payload, PayloadManifest pm, const LibraryOptions& o) {
+bool Library::install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read,
+                             const LibraryOptions& o) {
   if (!o.force && same_payload_installed(payload)) return false;
+  PayloadManifest pm = read ? std::move(*read) : read_manifest(payload);
   packager::Manifest& m = pm.manifest;
   if (!payload.package.empty() && payload.package != m.package)
     throw VerifyError(fmt::format("the header names {}, the payload {}", payload.package, m.package));

@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,8 @@ class Library {
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr);
-  bool install_locked(const PayloadSource& payload, PayloadManifest manifest, const LibraryOptions& options);
+  /// `read`: the payload's manifest, when it was read already.
+  bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   // An installed package's manifest, parsed once per run (a package's files never change while

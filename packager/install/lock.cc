@@ -135,6 +135,17 @@ std::unique_ptr<LibraryLock> LibraryLock::if_exists(const std::filesystem::path&
   return lock;
 }
 
+std::unique_ptr<LibraryLock> LibraryLock::on_folder(const std::filesystem::path& folder, double timeout,
+                                                    const common::Diag& diag) {
+  int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  std::unique_ptr<LibraryLock> lock(new LibraryLock(fd));
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return lock;
+  if (errno != EWOULDBLOCK) return nullptr;  // no flock here
+  lock->acquire(folder, timeout, diag);
+  return lock;
+}
+
 void LibraryLock::acquire(const std::filesystem::path& file, double timeout, const common::Diag& diag) {
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
   // Held: wait in a blocking flock, which returns the moment the holder lets go (several

@@ -17,6 +17,10 @@ class LibraryLock {
   /// The same on a lock file that exists; nothing (and nothing created) when there is none.
   static std::unique_ptr<LibraryLock> if_exists(const std::filesystem::path& file, double timeout_seconds,
                                                 const common::Diag& diag);
+  /// The same on a folder (its flock, which creates nothing); nothing when the folder cannot be
+  /// locked (a filesystem without flock on folders): the caller goes on without.
+  static std::unique_ptr<LibraryLock> on_folder(const std::filesystem::path& folder, double timeout_seconds,
+                                                const common::Diag& diag);
   ~LibraryLock();
   LibraryLock(const LibraryLock&) = delete;
   LibraryLock& operator=(const LibraryLock&) = delete;

@@ -114,5 +114,19 @@ TEST(Lock, AWaiterGetsTheLockOnceItsHolderLetsGo) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+TEST(Lock, AFolderIsLockedWithoutCreatingAnything) {
+  std::filesystem::path folder = test::scratch_dir() / "lib";
+  std::filesystem::create_directories(folder);
+  common::Diag diag("test");
+  {
+    auto held = LibraryLock::on_folder(folder, 1, diag);
+    ASSERT_TRUE(held);
+    EXPECT_THROW(LibraryLock::on_folder(folder, 0.2, diag), common::Error);  // another open file: waits, times out
+  }
+  EXPECT_TRUE(LibraryLock::on_folder(folder, 0.2, diag));  // released with its holder
+  EXPECT_TRUE(std::filesystem::is_empty(folder));
+  EXPECT_FALSE(LibraryLock::on_folder(folder / "missing", 0.2, diag));  // nothing to lock: the caller goes on
+}
+
 }  // namespace
 }  // namespace skb::installer
