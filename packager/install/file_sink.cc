@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 // Bytes written between two starts of writeback.
-constexpr std::size_t kFlushEvery = std::size_t{16} << 20;
+constexpr std::size_t kFlushEvery = std::size_t{4} << 20;
 
 // Threads that write: copying the bytes into the page cache is most of an install's work.
 unsigned writers() { return std::clamp(std::thread::hardware_concurrency(), 1u, 4u); }
