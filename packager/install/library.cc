@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <optional>
 #include <string_view>
 #include <unordered_set>
@@ -45,6 +46,19 @@ std::string uninstall_script(const std::string& what, const std::string& interna
       "lib=$(cd \"$here{}\" && pwd) || exit 1\n"
       "exec \"$lib/bin/skb-install\" --library=\"$lib\" {} -- {} \"$@\"\n",
       what, common::kVersion, up, internal, args);
+}
+
+// What a package's staging folder holds beside its files, rendered from its index pieces.
+struct StagedIndexes {
+  std::string pieces_gz;                   // index_pieces.gz
+  std::map<std::string, std::string> own;  // soc: the package's own binary_info_config.json
+};
+
+// The deepest folder of `path` that exists (path itself when it does).
+fs::path nearest_folder(fs::path path) {
+  std::error_code ec;
+  while (!fs::is_directory(path, ec) && path.has_relative_path()) path = path.parent_path();
+  return path.empty() ? fs::path(".") : path;
 }
 
 }  // namespace
@@ -180,7 +194,8 @@ void Library::write_journal(const std::string& op, const std::string& package) {
 
 void Library::clear_journal() { ::unlink((root_ / "config" / "transaction.json").c_str()); }
 
-void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh) {
+void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
+                      const std::map<std::string, std::string>* fresh_index) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   std::vector<std::string> both = newest_first;
@@ -203,7 +218,13 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   std::error_code ec;
   for (fs::directory_iterator it(root_ / "config", ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory() && !it->is_symlink()) socs.push_back(it->path().filename().string());
-  for (const auto& [soc, text] : merged_indexes(pieces, socs)) {
+  // A library of the fresh package alone: its merged index is the package's own (with no other
+  // soc's folder to list).
+  bool alone = fresh_index && pieces.size() == 1 && pieces[0] == fresh &&
+               std::all_of(socs.begin(), socs.end(), [&](const std::string& soc) { return fresh_index->count(soc); });
+  std::map<std::string, std::string> merged;
+  const auto& indexes = alone ? *fresh_index : (merged = merged_indexes(pieces, socs));
+  for (const auto& [soc, text] : indexes) {
     common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
   }
@@ -280,17 +301,6 @@ bool Library::same_payload_installed(const PayloadSource& payload) const {
   return std::find(order.begin(), order.end(), payload.package) != order.end();
 }
 
-namespace {
-
-// The deepest folder of `path` that exists (path itself when it does).
-fs::path nearest_folder(fs::path path) {
-  std::error_code ec;
-  while (!fs::is_directory(path, ec) && path.has_relative_path()) path = path.parent_path();
-  return path.empty() ? fs::path(".") : path;
-}
-
-}  // namespace
-
 bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   // Installed already: nothing of its payload would be used.
   auto installed_already = [&] { return !o.force && !recovery_pending() && same_payload_installed(payload); };
@@ -313,11 +323,11 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
       if (lock && installed_already()) return false;
     }
   }
-  // Hashed before anything is written: a damaged package changes nothing. Under the lock, the
-  // manifest is parsed meanwhile (extraction and the index reuse it); in a new library it is
-  // parsed once the lock is taken, by the one copy of the package that installs it.
+  // Hashed before anything is written: a damaged package changes nothing. Under either lock, the
+  // manifest is parsed meanwhile (extraction and the index reuse it); without one (a folder
+  // that cannot be locked) it is parsed once the lock is taken, by the copy that installs.
   std::optional<PayloadManifest> pm;
-  if (lock)
+  if (lock || first)
     pm = read_checked_manifest(payload);
   else
     verify_payload_hash(payload);
@@ -377,17 +387,23 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   // Files below staging are made durable all at once (sync_tree) before anything points at them.
   constexpr common::Sync kStaged = common::Sync::kAtomic;
+  // The package's index pieces and own index, rendered on another thread while its files are
+  // written (its own index: as CANN's installer leaves it beside its kernels, for tools that
+  // count a package's kernels; opbase reads the merged one in ai_core/config/).
+  std::future<StagedIndexes> rendering = std::async(std::launch::async, [&pieces] {
+    return StagedIndexes{pieces_file(pieces), merged_indexes({&pieces}, {})};
+  });
+  StagedIndexes staged;
   try {
     read_payload(payload, staging, pm, &installed);
     link_base_files(from_base, installed, staging);
+    staged = rendering.get();
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
     common::write_atomic(staging / packager::kManifestName, wanted, 0644, kStaged);
     common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n", 0644, kStaged);
-    common::write_atomic(staging / kIndexPiecesName, pieces_file(pieces), 0644, kStaged);
-    // The package's own index, as CANN's installer leaves it beside its kernels (tools count a
-    // package's kernels from it); opbase reads the merged one in ai_core/config/.
-    for (const auto& [soc, text] : merged_indexes({&pieces}, {})) {
+    common::write_atomic(staging / kIndexPiecesName, staged.pieces_gz, 0644, kStaged);
+    for (const auto& [soc, text] : staged.own) {
       common::ensure_real_dir(staging / "config");
       common::ensure_real_dir(staging / "config" / soc);
       common::write_atomic(staging / "config" / soc / "binary_info_config.json", text, 0644, kStaged);
@@ -419,7 +435,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
   order.insert(order.begin(), m.package);
-  publish(order, &pieces);
+  publish(order, &pieces, &staged.own);
   clear_journal();
   return true;
 }

@@ -64,7 +64,9 @@ class Library {
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
-  void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr);
+  /// `fresh_index`, when given, is fresh's own merged index, used when fresh is all there is.
+  void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
+               const std::map<std::string, std::string>* fresh_index = nullptr);
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
