@@ -87,7 +87,8 @@ std::optional<std::uint32_t> gzip_block_length(std::string_view head) {
   std::string_view want(reinterpret_cast<const char*>(kBlockHeader), kLengthAt);
   if (head.substr(0, 4) != want.substr(0, 4) || head.substr(10, kLengthAt - 10) != want.substr(10)) return std::nullopt;
   std::uint32_t length = le32(head, kLengthAt);
-  if (length < kGzipBlockHeader + kTrailer + 2) return std::nullopt;  // 2: the least deflate data
+  if (length < kGzipBlockHeader + kTrailer + 2 || length > 2 * kMaxGzipBlockBytes)  // 2: the least deflate data
+    return std::nullopt;
   return length;
 }
 

@@ -31,7 +31,9 @@ constexpr std::size_t kMaxGzipBlockBytes = std::size_t{4} << 20;
 std::string gzip_block(std::string_view bytes, int level);
 
 /// The length of the block that starts with `head`'s first kGzipBlockHeader bytes; nothing when
-/// they are not a block's header.
+/// they are not a block's header, or name a length no block has (more than twice
+/// kMaxGzipBlockBytes: deflate adds 5 bytes for every 64 KiB it cannot compress), so that a
+/// reader never allocates more for a block's bytes.
 std::optional<std::uint32_t> gzip_block_length(std::string_view head);
 
 }  // namespace skb::installer

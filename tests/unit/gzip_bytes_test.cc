@@ -52,6 +52,14 @@ TEST(GzipBlock, LengthIsReadOnlyFromABlockHeader) {
   other = block;
   other[16] = 3, other[17] = other[18] = other[19] = 0;  // shorter than any block
   EXPECT_FALSE(gzip_block_length(other));
+  std::uint32_t huge = 2 * kMaxGzipBlockBytes + 1;  // longer than any block: nothing is allocated for it
+  for (int i = 0; i < 4; ++i) other[16 + i] = static_cast<char>((huge >> (8 * i)) & 0xff);
+  EXPECT_FALSE(gzip_block_length(other));
+  std::string incompressible;  // the longest a block of kMaxGzipBlockBytes can be
+  for (std::uint32_t x = 1; incompressible.size() < kMaxGzipBlockBytes; x = x * 1664525 + 1013904223)
+    incompressible += static_cast<char>(x >> 24);
+  block = gzip_block(incompressible, 1);
+  EXPECT_EQ(gzip_block_length(block), block.size());
 }
 
 TEST(GzipBlock, RefusesMoreThanABlockHolds) {
