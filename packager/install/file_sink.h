@@ -25,16 +25,19 @@ using InstalledFiles = std::unordered_map<std::string, std::filesystem::path>;
 bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile& want);
 
 /// Checks and writes the files of a payload on threads of their own (one per core, at most 4)
-/// while the caller decompresses the next ones, as `tar -xz` overlaps gzip with writing. Each file is hashed against
-/// the manifest and, with a destination, created below it (never through a symlink, never over an existing file). The
-/// first failure is rethrown by the next call of put() or finish(). Every few MiB written, a third thread starts the
-/// filesystem's writeback (syncfs), so that the caller's final sync, before anything points at the files, finds little
-/// left to write (not while other processes' unsynced bytes would hold it up: see choose_sync_way). A file whose bytes
-/// the library already holds (`installed`) is linked to them, once the installed file is checked to hash to the same
-/// sha256; it is written when the link cannot be made (another filesystem, too many links). At most `max_queued` bytes
-/// wait for the writer, or one file when it alone is larger. Writing is what limits an install, so a longer queue only
-/// fills: 4 MiB keeps the writer busy, and every MiB more is 256 page faults and cache misses the decompressor pays for
-/// nothing.
+/// while the caller decompresses the next ones, as `tar -xz` overlaps gzip with writing. Each
+/// file is hashed against the manifest and, with a destination, created below it (never through
+/// a symlink, never over an existing file). The first failure is rethrown by the next call of
+/// put() or finish().
+/// Every few MiB written, one more thread starts the filesystem's writeback (syncfs), so that
+/// the caller's final sync, before anything points at the files, finds little left to write (not
+/// while other processes' unsynced bytes would hold it up: see choose_sync_way).
+/// A file whose bytes the library already holds (`installed`) is linked to them, once the
+/// installed file is checked to hash to the same sha256; it is written when the link cannot be
+/// made (another filesystem, too many links).
+/// At most `max_queued` bytes wait for the writers, or one file when it alone is larger. Writing
+/// is what limits an install, so a longer queue only fills: 4 MiB keeps the writers busy, and
+/// every MiB more is 256 page faults and cache misses the decompressor pays for nothing.
 class FileSink {
  public:
   /// dest empty: check only.
