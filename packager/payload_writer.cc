@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "packager/block_deflater.h"
+#include "packager/install/gzip_bytes.h"
 #include "packager/read_ahead.h"
 
 namespace skb::packager {
@@ -38,9 +39,6 @@ std::string why(archive* a) {
   if (e > 0 && message.find(std::strerror(e)) == std::string::npos) message += std::string(": ") + std::strerror(e);
   return message;
 }
-
-// gzip's default level, in libdeflate's scale: smaller than zlib's level 6 in less time.
-constexpr int kGzipLevel = 6;
 
 struct ArchiveDeleter {
   void operator()(archive* a) const { archive_write_free(a); }
@@ -107,7 +105,7 @@ std::vector<std::string> write_payload(const fs::path& out, const std::string& m
       // gzip blocks, which the installer unpacks on all cores (install/gzip_bytes.h).
       file.reset(std::fopen(out.c_str(), "wbe"));
       if (!file) throw Error(fmt::format("{}: cannot create: {}", out.string(), std::strerror(errno)));
-      blocks = std::make_unique<BlockDeflater>(file.get(), out, kGzipLevel, compressing_threads());
+      blocks = std::make_unique<BlockDeflater>(file.get(), out, installer::kGzipLevel, compressing_threads());
       sink.blocks = blocks.get();
       break;
     case Compression::kZstd:

@@ -54,6 +54,11 @@ void fsync_path(const fs::path& p, bool dir) {
   if (rc != 0) throw Error(fmt::format("{}: cannot sync: {}", p.string(), std::strerror(e)));
 }
 
+// The unsynced bytes that are not ours (none when they are unknown).
+std::uint64_t others_unsynced(std::optional<std::uint64_t> unsynced, std::uint64_t ours) {
+  return unsynced && *unsynced > ours ? *unsynced - ours : 0;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> unsynced_bytes() {
@@ -75,8 +80,7 @@ std::optional<std::uint64_t> unsynced_bytes(std::string_view meminfo) {
 }
 
 SyncWay choose_sync_way(std::optional<std::uint64_t> unsynced, std::uint64_t ours, std::size_t files) {
-  if (!unsynced || *unsynced <= ours) return SyncWay::kFilesystem;
-  std::uint64_t others = *unsynced - ours;
+  std::uint64_t others = others_unsynced(unsynced, ours);
   return others > kOthersUnsyncedLimit && others / kOthersBytesPerFile > files ? SyncWay::kEachFile
                                                                                : SyncWay::kFilesystem;
 }
@@ -120,7 +124,7 @@ TreeSync sync_tree(const fs::path& root, std::uint64_t ours, std::size_t files) 
   std::optional<std::uint64_t> unsynced = unsynced_bytes();
   TreeSync done;
   done.way = choose_sync_way(unsynced, ours, files);
-  done.others_unsynced = unsynced && *unsynced > ours ? *unsynced - ours : 0;
+  done.others_unsynced = others_unsynced(unsynced, ours);
   if (done.way == SyncWay::kEachFile) {
     done.paths = sync_each_file(root);
     return done;

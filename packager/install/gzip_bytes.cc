@@ -40,7 +40,7 @@ constexpr std::size_t kTrailer = 8;  // CRC-32 and ISIZE
 }  // namespace
 
 std::string gzip_bytes(std::string_view bytes) {
-  Compressor c = compressor(6);
+  Compressor c = compressor(kGzipLevel);
   std::string out(libdeflate_gzip_compress_bound(c.get(), bytes.size()), '\0');
   out.resize(libdeflate_gzip_compress(c.get(), bytes.data(), bytes.size(), out.data(), out.size()));
   if (out.empty()) throw common::Error("gzip: the output does not fit its bound");

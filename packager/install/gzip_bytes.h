@@ -7,8 +7,12 @@
 
 namespace skb::installer {
 
-/// `bytes` as one gzip member, with no name or time in the header: the same bytes give the same
-/// file. Throws common::Error when out of memory.
+/// gzip's default level, in libdeflate's scale (1 to 12): smaller than zlib's level 6, in less
+/// time.
+inline constexpr int kGzipLevel = 6;
+
+/// `bytes` as one gzip member at kGzipLevel, with no name or time in the header: the same bytes
+/// give the same file. Throws common::Error when out of memory.
 std::string gzip_bytes(std::string_view bytes);
 
 /// The bytes one gzip member holds, unpacked in memory; nothing when `gz` is not exactly one
@@ -27,7 +31,7 @@ constexpr std::size_t kGzipBlockHeader = 20;
 constexpr std::size_t kMaxGzipBlockBytes = std::size_t{4} << 20;
 
 /// `bytes` (at most kMaxGzipBlockBytes) as one gzip block, compressed at `level` (1 to 12,
-/// libdeflate's levels; 6 is gzip's default). Throws common::Error.
+/// libdeflate's levels). Throws common::Error.
 std::string gzip_block(std::string_view bytes, int level);
 
 /// The length of the block that starts with `head`'s first kGzipBlockHeader bytes; nothing when
