@@ -11,8 +11,9 @@ SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
 # What the test suite adds: the real scale-out engines and kernel stores it runs on loopback
 # (nginx-light has the WebDAV module), clang++ for a toolchain profile of the user's own,
 # numpy, the oracle kernels are checked against (for Debian's /usr/bin/python3), and dpkg-dev, with
-# which cpack finds the shared libraries skb's own .deb depends on.
-SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang python3-numpy dpkg-dev"
+# which cpack finds the shared libraries skb's own .deb depends on; strace fails each system call
+# of an install in turn (tests/e2e/test_install_faults.sh).
+SKB_TEST_PACKAGES="distcc ccache redis-server nginx-light clang python3-numpy dpkg-dev strace"
 
 skb_install_deps() {  # [extra packages]
   local missing=""
