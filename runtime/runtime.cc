@@ -22,6 +22,7 @@
 #include "runtime/cuda_launch.h"
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
+#include "runtime/miss_recorder.h"
 #include "runtime/nearest.h"
 
 using skb::runtime::CallArgs;
@@ -219,7 +220,9 @@ const char* skb_last_error(void) { return last_error.c_str(); }
 void skb_runtime_close(skb_runtime* rt) { delete rt; }
 
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
-  return find_kernel(rt, op_json, out, false);
+  int rc = find_kernel(rt, op_json, out, false);
+  skb::runtime::note_find(op_json, rc, rc == SKB_OK ? (*out)->kind : 0, rc == SKB_OK ? &(*out)->name : nullptr, false);
+  return rc;
 }
 
 int skb_runtime_find_dynamic(skb_runtime* rt, const char* op_json, skb_op** out) {
@@ -287,5 +290,33 @@ int skb_op_kind(const skb_op* op) { return op ? op->kind : 0; }
 const char* skb_op_kernel_name(const skb_op* op) { return op ? op->name.c_str() : ""; }
 const char* skb_op_package(const skb_op* op) { return op ? op->package.c_str() : ""; }
 void skb_op_free(skb_op* op) { delete op; }
+
+int skb_runtime_record_start(const char* dir) {
+  return guarded([&] { skb::runtime::record_start(dir); });
+}
+
+int skb_runtime_record_stop(void) {
+  return guarded([] { skb::runtime::MissRecorder::process().stop(); });
+}
+
+int skb_runtime_record_flush(void) {
+  return guarded([] { skb::runtime::record_flush(); });
+}
+
+int skb_runtime_counts(skb_call_counts* out) {
+  return guarded([&] {
+    require(out != nullptr, "skb_runtime_counts: out is NULL");
+    skb::runtime::fill_counts(*out);
+  });
+}
+
+int skb_runtime_counts_text(char* buf, size_t size, size_t* needed) {
+  return guarded([&] {
+    require(buf || size == 0, "skb_runtime_counts_text: NULL buffer");
+    skb::runtime::copy_text(skb::runtime::call_counts().text(), buf, size, needed);
+  });
+}
+
+void skb_runtime_counts_reset(void) { skb::runtime::call_counts().clear(); }
 
 }  // extern "C"

@@ -83,12 +83,37 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
                skb_op_kernel_name(op));
 }
 
+// What the runtime counted (skb_runtime_counts): per op and kernel when asked, and the misses it
+// recorded when SKB_RECORD_MISSES is set.
+void print_counts(bool per_kernel) {
+  skb_call_counts c{};
+  if (skb_runtime_counts(&c) != SKB_OK) return;
+  if (per_kernel) {
+    std::size_t needed = 0;
+    skb_runtime_counts_text(nullptr, 0, &needed);
+    std::string text(needed + 1, '\0');
+    skb_runtime_counts_text(text.data(), text.size(), nullptr);
+    fmt::print("{}", text.c_str());
+  }
+  fmt::print("runtime counts: {} static, {} dynamic, {} no kernel", c.static_hits, c.dynamic_fallbacks, c.no_kernel);
+  if (!skb::common::env_or_empty("SKB_RECORD_MISSES").empty()) {
+    skb_runtime_record_flush();
+    skb_runtime_counts(&c);
+    fmt::print("; {} missed calls recorded{}", c.recorded,
+               c.past_cap ? fmt::format(", {} more past the cap", c.past_cap) : "");
+  }
+  fmt::print("\n");
+}
+
 int replay_main(int argc, char** argv, skb::common::Diag&) {
   CLI::App app{
       "Runs every op call recorded in op-statistics dumps through the skb runtime, against an installed "
       "operator library, and checks each output against a reference implementation.\n\n"
       "  skb-replay --install-path DIR DUMP...\n"
-      "  skb-replay --install-path DIR --explain DUMP...   (also: why a call found no static kernel)\n\n"
+      "  skb-replay --install-path DIR --explain DUMP...   (also: why a call found no static kernel)\n"
+      "  SKB_RECORD_MISSES=MISSES skb-replay --install-path DIR DUMP...\n"
+      "      (the calls with no static kernel written into MISSES as op records: skb-package -p MISSES\n"
+      "      --base OLD.run builds exactly their kernels)\n\n"
       "The reference is written apart from the templates: plain loops in double precision over the whole\n"
       "index space (and itself checked against numpy by the tests).\n\n"
       "Exit status: 0 when every call that found a kernel matched its reference; 1 when one differed, or\n"
@@ -96,13 +121,14 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
       "skb-replay"};
   std::string install_path, soc;
   std::vector<std::filesystem::path> dirs;
-  bool verbose = false, why = false;
+  bool verbose = false, why = false, per_kernel = false;
   unsigned seed = 1;
   app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
   app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)");
   app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)");
   app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str();
   app.add_flag("--verbose", verbose, "One line per call");
+  app.add_flag("--counts", per_kernel, "The runtime's counts per op and kernel: static hits, dynamic fallbacks, no kernel");
   app.add_flag("--explain", why,
                "For each call with no static kernel: the installed kernel of its op nearest to it and the first "
                "field that differs (which shapes the dump never saw)");
@@ -123,6 +149,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
     throw Error(fmt::format("no op records in {}: nothing was checked", where));
   }
   for (const auto& file : files) replay(rt, file, verbose, why, rng, n);
+  print_counts(per_kernel);
   fmt::print(
       "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {}{} were not valid records; "
       "{} matched the reference, {} differed\n",

@@ -113,6 +113,46 @@ const char* skb_op_package(const skb_op* op);
 
 void skb_op_free(skb_op* op);
 
+/* Recording misses and counting calls, for the whole process.
+ *
+ * Each distinct call skb_runtime_find served with no static kernel (a dynamic fallback, or no
+ * kernel at all; not one refused as unsupported) is written once per process as an op record,
+ * where skb-generate and skb-package -p read the frameworks' records:
+ *   DIR/ts<YYYYmmddHHMMSSffffff>_pid<pid>_outputs/<pid>_opcompile/<op>_<dtype>_<format>_<dims>_<N>.json
+ * so that `skb-package -p DIR --base OLD.run` builds exactly the kernels the run missed. Files are
+ * written atomically, at skb_runtime_record_flush, at stop, at exit and every few seconds (a
+ * process killed -9 loses at most the last interval). SKB_RECORD_MISSES=DIR starts it when the
+ * runtime is first used (SKB_RECORD_MISSES_MAX: at most that many distinct calls are kept, the
+ * rest counted, 4096 by default; SKB_RECORD_MISSES_INTERVAL: seconds between writes, 5). A
+ * folder that cannot be written costs one warning on stderr: calls still run. */
+
+/** Records misses into dir (NULL: $SKB_RECORD_MISSES) from now on. */
+int skb_runtime_record_start(const char* dir);
+
+/** Writes what is pending and stops recording. */
+int skb_runtime_record_stop(void);
+
+/** Writes what is pending now, and prints the counts on stderr in one line. */
+int skb_runtime_record_flush(void);
+
+/** Calls skb_runtime_find resolved in this process, by outcome, and the misses recorded. */
+typedef struct skb_call_counts {
+  uint64_t static_hits;       /* served by a static kernel */
+  uint64_t dynamic_fallbacks; /* served by the dynamic kernel of their op and dtypes */
+  uint64_t no_kernel;         /* no kernel (SKB_ERR_NOT_FOUND, SKB_ERR_UNSUPPORTED) */
+  uint64_t recorded;          /* records of missed calls written */
+  uint64_t past_cap;          /* distinct missed calls not recorded: past the cap */
+} skb_call_counts;
+
+int skb_runtime_counts(skb_call_counts* out);
+
+/** The counts per op and kernel, one line each ("MatMulV2 MatMulV2_0f3c...: 12 static, 0 dynamic,
+ * 0 no kernel"; "-" for calls with no kernel), into buf as skb_runtime_explain fills it. */
+int skb_runtime_counts_text(char* buf, size_t size, size_t* needed);
+
+/** Starts the counts again. */
+void skb_runtime_counts_reset(void);
+
 #ifdef __cplusplus
 }
 #endif
