@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "opmodel/op_record.h"
+#include "runtime/call_counts.h"
 #include "skb/runtime.h"
 
 namespace skb::runtime {
