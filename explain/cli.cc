@@ -10,6 +10,7 @@
 #include "common/version.h"
 #include "explain/build_explain.h"
 #include "explain/cache_command.h"
+#include "explain/coverage_command.h"
 #include "explain/key_command.h"
 #include "explain/record_explain.h"
 #include "explain/verify_command.h"
@@ -90,6 +91,16 @@ void add_verify_command(CLI::App& skb, VerifyCommand& v) {
       ->envname("SKB_TRUSTED_KEYS");
 }
 
+void add_coverage_command(CLI::App& skb, CoverageCommand& c) {
+  c.app = skb.add_subcommand("coverage", "The share of a dump's records an installed library serves with a static kernel");
+  c.app->footer(kCoverageHelp);
+  c.app->add_option("RECORDS", c.records, "Op-statistics folders, as for skb-generate -p, or record files")->required();
+  c.app->add_option("--install-path", c.install_path, "Operator library (default: $SKB_INSTALL_PATH)");
+  c.app->add_option("-v,--soc", c.soc, "SoC whose kernels count (default: the only one installed)");
+  c.app->add_option("--min-coverage", c.min_coverage, "Exit 3 when fewer than PERCENT of the records have a static kernel")
+      ->check(CLI::Range(0.0, 100.0));
+}
+
 void add_cache_command(CLI::App& skb, CacheCommand& c) {
   c.app = skb.add_subcommand("cache", "See and manage the private local kernel store");
   c.app->footer(kCacheHelp);
@@ -116,7 +127,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
       "skb: what skb knows about kernels, the keys that sign them and the store that keeps them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
-  app.footer("Run `skb <command> --help` (explain, key, verify, cache) for a command's own help.");
+  app.footer("Run `skb <command> --help` (explain, key, verify, cache, coverage) for a command's own help.");
 
   CLI::App* explain =
       app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
@@ -133,6 +144,8 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   add_verify_command(app, verify);
   CacheCommand cache;
   add_cache_command(app, cache);
+  CoverageCommand coverage;
+  add_coverage_command(app, coverage);
 
   try {
     app.parse(argc, argv);
@@ -145,6 +158,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
     return run_key_command(key);
   }
   if (verify.app->parsed()) return run_verify_command(verify);
+  if (coverage.app->parsed()) return run_coverage_command(coverage);
   if (cache.app->parsed()) {
     cache.action = cache.app->get_subcommands().front()->get_name();
     return run_cache_command(cache);

@@ -59,7 +59,15 @@ MissRecorder::~MissRecorder() {
   const bool recorded = !folder_.empty();
   lock.unlock();
   stop();
-  if (recorded) std::fprintf(stderr, "%s\n", flush_line(*this).c_str());
+  if (recorded) report();
+}
+
+void MissRecorder::report() {
+  std::string line = flush_line(*this);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (line == reported_) return;  // said already, by a flush nothing has happened since
+  reported_ = line;
+  std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 void MissRecorder::start(const fs::path& dir, std::size_t cap, std::chrono::milliseconds interval) {
@@ -263,7 +271,7 @@ void record_start(const char* dir) {
 void record_flush() {
   MissRecorder& recorder = MissRecorder::process();
   recorder.flush();
-  std::fprintf(stderr, "%s\n", flush_line(recorder).c_str());
+  recorder.report();
 }
 
 void fill_counts(skb_call_counts& out) {

@@ -46,6 +46,8 @@ class MissRecorder {
   /// Writes what is pending now. Returns the number of records written.
   std::size_t flush();
   bool recording() const;
+  /// Prints flush_line on stderr, unless it is the line printed last.
+  void report();
 
   /// A call that found no static kernel, as the caller gave it (already validated). Returns its
   /// op type ("" when the text is not a valid record). Calls seen before cost one hash lookup.
@@ -78,6 +80,7 @@ class MissRecorder {
   std::vector<Pending> pending_;
   std::uint64_t counter_ = 0, written_ = 0, past_cap_ = 0;
   bool warned_ = false;
+  std::string reported_;
 
   std::mutex flush_mu_;  // one flush at a time
   std::condition_variable wake_;
