@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <sys/wait.h>
+#include <csignal>
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
@@ -240,6 +241,28 @@ TEST(MissRecorder, RecordsAreWrittenEveryIntervalWithoutAFlush) {
   for (int i = 0; i < 6000 && recorded(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(recorded(dir).size(), 1u);
   r.stop();
+}
+
+TEST(MissRecorder, AProcessKilledWithSignal9KeepsWhatEachIntervalWrote) {
+  fs::path dir = scratch("kill9");
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    MissRecorder r;
+    r.start(dir, MissRecorder::kDefaultCap, std::chrono::milliseconds(20));
+    for (int m = 1; m <= 3; ++m) r.note(matmul(m).dump());
+    for (;;) pause();  // never flushes, never exits: only the interval writes
+  }
+  for (int i = 0; i < 6000 && recorded(dir).size() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(child, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  std::vector<std::string> files = recorded(dir);
+  ASSERT_EQ(files.size(), 3u);
+  for (const auto& f : files) EXPECT_NO_THROW(signature_of(common::read_file(f))) << f;
+  std::size_t entries = 0;  // no temp file left beside them
+  for (const auto& e : fs::recursive_directory_iterator(dir)) entries += e.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(entries, 3u);
 }
 
 TEST(MissRecorder, ManyThreadsRecordEachCallOnce) {
