@@ -66,6 +66,18 @@ for round in 1 2 3; do
 done
 check_library lib >/dev/null || fail "inconsistent library"
 
+step "calls of ops skb has no template for: no kernel, counted and recorded; skb-generate names them unsupported"
+make_dump dumpu --ranks 1 --seqs 8 --hidden 16 --heads 2 --unsupported
+SKB_RECORD_MISSES=$PWD/missesu skb-replay --install-path "$PWD/lib" --counts dumpu >missesu.out 2>missesu.err ||
+  fail "skb-replay: $(tail -3 missesu.err)"
+line=$(grep '^runtime counts:' missesu.out)
+echo "    $line"
+echo "$line" | grep -q ' 0 dynamic, 3 no kernel; 3 missed calls recorded$' || fail "$line"
+grep -q '^Tile -: 0 static, 0 dynamic, 1 no kernel$' missesu.out || fail "no per-op line: $(head missesu.out)"
+grep -q '^Cast Cast_[0-9a-f]*: 1 static, 0 dynamic, 0 no kernel$' missesu.out || fail "no per-kernel line: $(head missesu.out)"
+skb-generate -p missesu -o gen_u -q 2>/dev/null || true
+expect_eq "$(json_get gen_u/summary.json 'sorted(j["unsupported"])')" "['Add', 'ConcatD', 'Tile']" "unsupported ops"
+
 step "a folder that cannot be written: one warning, the run goes on"
 echo in the way >blocked
 SKB_RECORD_MISSES=$PWD/blocked/misses skb-replay --install-path "$PWD/lib" dump0 >blocked.out 2>blocked.err ||
