@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "common/version.h"
+#include "explain/bench_command.h"
 #include "explain/build_explain.h"
 #include "explain/cache_command.h"
 #include "explain/coverage_command.h"
@@ -91,6 +92,22 @@ void add_verify_command(CLI::App& skb, VerifyCommand& v) {
       ->envname("SKB_TRUSTED_KEYS");
 }
 
+void add_bench_command(CLI::App& skb, BenchCommand& b) {
+  b.app = skb.add_subcommand("bench", "Time each installed static kernel against its dynamic twin, here; keep the verdicts");
+  b.app->footer(kBenchHelp);
+  b.app->add_option("RECORDS", b.records, "Op-statistics folders of the kernels' calls, as for skb-generate -p")
+      ->required();
+  b.app->add_option("--install-path", b.install_path, "Operator library (default: $SKB_INSTALL_PATH)");
+  b.app->add_option("-v,--soc", b.soc, "SoC whose kernels to time (default: the only one installed)");
+  b.app->add_option("--budget", b.budget_seconds, "Seconds for the whole measurement")->capture_default_str();
+  b.app->add_option("--min-sample-ms", b.min_sample_ms, "Each sample repeats calls for at least this long")
+      ->capture_default_str();
+  b.app->add_option("--margin", b.margin, "Slower: the whole 95% interval above 1 + MARGIN")->capture_default_str();
+  b.app->add_option("--output", b.output, "Also write the evidence to FILE");
+  b.app->add_option("--lock-timeout", b.lock_timeout, "Seconds to wait for the library's lock")->capture_default_str();
+  b.app->add_flag("-q,--quiet", b.quiet, "No progress line");
+}
+
 void add_coverage_command(CLI::App& skb, CoverageCommand& c) {
   c.app = skb.add_subcommand("coverage", "The share of a dump's records an installed library serves with a static kernel");
   c.app->footer(kCoverageHelp);
@@ -127,7 +144,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
       "skb: what skb knows about kernels, the keys that sign them and the store that keeps them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
   app.require_subcommand(1);
-  app.footer("Run `skb <command> --help` (explain, key, verify, cache, coverage) for a command's own help.");
+  app.footer("Run `skb <command> --help` (explain, key, verify, cache, bench, coverage) for a command's own help.");
 
   CLI::App* explain =
       app.add_subcommand("explain", "Say why two records, builds or store entries are not the same kernel");
@@ -146,6 +163,8 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   add_cache_command(app, cache);
   CoverageCommand coverage;
   add_coverage_command(app, coverage);
+  BenchCommand bench;
+  add_bench_command(app, bench);
 
   try {
     app.parse(argc, argv);
@@ -159,6 +178,7 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   }
   if (verify.app->parsed()) return run_verify_command(verify);
   if (coverage.app->parsed()) return run_coverage_command(coverage);
+  if (bench.app->parsed()) return run_bench_command(bench);
   if (cache.app->parsed()) {
     cache.action = cache.app->get_subcommands().front()->get_name();
     return run_cache_command(cache);

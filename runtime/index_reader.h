@@ -19,6 +19,10 @@ struct IndexEntry {
 struct Index {
   std::string soc;
   std::unordered_map<std::string, IndexEntry> by_key;  // skbKey → kernel
+  // Static kernels not served on this machine class (runtime/payoff.h): skbKey → why; and why
+  // this class's evidence was refused, when it was.
+  std::unordered_map<std::string, std::string> withheld;
+  std::string payoff_problem;
 };
 
 /// Parses the text of one binary_info_config.json; binPaths resolve below root. Throws

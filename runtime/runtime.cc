@@ -24,6 +24,7 @@
 #include "runtime/kernel_module.h"
 #include "runtime/miss_recorder.h"
 #include "runtime/nearest.h"
+#include "runtime/payoff.h"
 
 using skb::runtime::CallArgs;
 using skb::runtime::CudaDriver;
@@ -48,6 +49,7 @@ struct skb_op {
   std::unique_ptr<CudaLaunch> cuda;  // cuda kernels only
   int kind = SKB_KERNEL_STATIC;
   std::string name, package;
+  std::string why;  // why a static kernel the call has was not served (payoff evidence)
 };
 
 namespace {
@@ -82,7 +84,7 @@ void require(bool ok, const char* what) {
 // The index; and the driver, when the library holds cuda kernels (so that a machine without one
 // learns it when it opens the library, not at its first call).
 std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
-  auto index = std::make_shared<const Index>(skb::runtime::read_index(rt.root, rt.soc));
+  auto index = std::make_shared<const Index>(skb::runtime::with_payoff(skb::runtime::read_index(rt.root, rt.soc), rt.root));
   for (const auto& [key, entry] : index->by_key)
     if (entry.launch.on_device()) {
       CudaDriver::get();
@@ -154,6 +156,11 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     auto op = std::make_unique<skb_op>();
     auto hit = dynamic_only ? index->by_key.end()
                             : index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
+    if (auto slower = hit == index->by_key.end() ? index->withheld.end() : index->withheld.find(hit->first);
+        slower != index->withheld.end()) {
+      op->why = slower->second;
+      hit = index->by_key.end();
+    }
     if (hit == index->by_key.end()) {
       hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)));
       if (hit == index->by_key.end())
@@ -221,7 +228,9 @@ void skb_runtime_close(skb_runtime* rt) { delete rt; }
 
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out) {
   int rc = find_kernel(rt, op_json, out, false);
-  skb::runtime::note_find(op_json, rc, rc == SKB_OK ? (*out)->kind : 0, rc == SKB_OK ? &(*out)->name : nullptr, false);
+  // A call whose static kernel is withheld is counted as dynamic, never recorded: it has its kernel.
+  skb::runtime::note_find(op_json, rc, rc == SKB_OK ? (*out)->kind : 0, rc == SKB_OK ? &(*out)->name : nullptr,
+                          rc == SKB_OK && !(*out)->why.empty());
   return rc;
 }
 
@@ -245,9 +254,15 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
                          hit->second.package);
     else
       text = skb::runtime::explain_miss(*index, record);
+    if (auto slower = hit == index->by_key.end() ? index->withheld.end() : index->withheld.find(hit->first);
+        slower != index->withheld.end()) {
+      text = fmt::format("{}: {}", record.op_type, slower->second);
+      hit = index->by_key.end();
+    }
     if (index->by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record))) &&
         hit == index->by_key.end())
       text += "; the dynamic kernel of its op and dtypes serves it";
+    if (!index->payoff_problem.empty()) text += " (" + index->payoff_problem + ")";
     if (needed) *needed = text.size();
     if (size > 0) {
       std::size_t n = std::min(size - 1, text.size());
@@ -289,6 +304,7 @@ int skb_op_device(const skb_op* op) { return !op ? 0 : op->cuda ? SKB_DEVICE_CUD
 int skb_op_kind(const skb_op* op) { return op ? op->kind : 0; }
 const char* skb_op_kernel_name(const skb_op* op) { return op ? op->name.c_str() : ""; }
 const char* skb_op_package(const skb_op* op) { return op ? op->package.c_str() : ""; }
+const char* skb_op_why(const skb_op* op) { return op ? op->why.c_str() : ""; }
 void skb_op_free(skb_op* op) { delete op; }
 
 int skb_runtime_record_start(const char* dir) {

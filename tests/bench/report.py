@@ -23,6 +23,7 @@ def main():
     restart = load(work, "restart/figures.json")
     cluster = load(work, "cluster/figures.json")
     library = load(work, "library/figures.json")
+    payoff = load(work, "payoff/figures.json")
     g = gen["generate"]
     k10 = gen["graph_10k"]
     speedups = [c["speedup"] for c in kern["calls"]]
@@ -95,6 +96,11 @@ def main():
         ("static / dynamic kernel speedup over %d calls (min, geomean, max)" % len(speedups),
          {"min": min(speedups), "median": kern["geomean_speedup"], "max": max(speedups)}, ">= 1.3 geomean, >= 1 each"),
     ]
+    rows.append(("skb bench of the example dump's %d static kernels (seconds)" % payoff["kernels"],
+                 one(payoff["seconds"]), "<= 60 s"))
+    for v in ("faster", "same", "slower"):
+        rows.append(("  share of them measured %s than their dynamic twin" % v if v != "same" else
+                     "  share of them with no measurable difference", one(payoff["shares"][v]), None))
     if blas:
         rows.append(("float MatMulV2: fraction of OpenBLAS sgemm speed", {"min": min(blas), "median": sorted(blas)[len(blas) // 2],
                      "max": max(blas)}, ">= 0.5"))

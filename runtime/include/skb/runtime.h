@@ -111,6 +111,12 @@ int skb_op_kind(const skb_op* op);
 const char* skb_op_kernel_name(const skb_op* op);
 const char* skb_op_package(const skb_op* op);
 
+/** Why a call that has a static kernel runs its dynamic kernel, "" otherwise: the static kernel
+ * was measured slower than the dynamic one on this machine class (`skb bench`, kept in the
+ * library's payoff/<class>.json), so it is not served; SKB_PAYOFF=off serves it. An evidence
+ * file that is not valid is refused, said once on stderr, and changes nothing served. */
+const char* skb_op_why(const skb_op* op);
+
 void skb_op_free(skb_op* op);
 
 /* Recording misses and counting calls, for the whole process.

@@ -1,0 +1,256 @@
+#include "explain/bench_command.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "common/diag.h"
+#include "common/error.h"
+#include "common/fs.h"
+#include "common/json_input.h"
+#include "common/sha256.h"
+#include "common/version.h"
+#include "explain/paired_timing.h"
+#include "opmodel/defines.h"
+#include "opmodel/discovery.h"
+#include "opmodel/op_record.h"
+#include "packager/install/lock.h"
+#include "packager/manifest.h"
+#include "runtime/index_reader.h"
+#include "runtime/payoff.h"
+#include "runtime/reference/tensors.h"
+#include "skb/runtime.h"
+
+namespace skb::explain {
+namespace fs = std::filesystem;
+using common::Error;
+
+const char* const kBenchHelp = R"(
+Does each static kernel pay off on this machine? For every static kernel of the installed
+library whose call is among RECORDS (the op-statistics folders it was built from, as for
+skb-generate -p), the same call is run through the runtime twice over: by the static kernel,
+and by the dynamic kernel of its op and dtypes, which serves the call without it. Both run on
+the same random inputs: a warm-up, then samples of at least --min-sample-ms of repeated calls
+each (the calling thread's CPU time: a moment it waits counts for neither side), taken in pairs
+whose order alternates, until the 95% confidence interval of the median ratio static time /
+dynamic time (the sign test's order statistics, so that a few disturbed pairs change nothing)
+is decided, after at least 12 pairs, or the kernel's share of --budget is spent (then "same").
+Verdicts, with margin m (--margin):
+  slower   the whole interval above 1 + m: the runtime does not serve it here
+  faster   the whole interval below 1 / (1 + m)
+  same     neither: no measurable difference
+A kernel it cannot measure is named with the reason (no record of its call, no dynamic
+kernel, a kernel that fails, a cuda kernel).
+
+The verdicts, their ratios and intervals, this machine's class (its CPU model) and skb's
+version are written into the library, under its lock, as ai_core/payoff/<class>.json (and to
+--output FILE): a later measurement on the same class replaces them, another class's stay.
+The runtime reads its own class's file when it opens the library and runs the dynamic kernel
+for a call whose static kernel was found slower (skb_op_why and skb_runtime_explain say why);
+SKB_PAYOFF=off serves every kernel. The bench itself measures every static kernel, whatever
+earlier evidence says.
+
+Exit status: 0 measured (whatever the verdicts), 1 error, 2 bad command line.
+
+Example:
+  skb bench --install-path /opt/skb dump/ --budget 60
+)";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Call {
+  std::string file, text;
+  opmodel::OpRecord record;
+};
+
+struct OpDeleter {
+  void operator()(skb_op* op) const { skb_op_free(op); }
+};
+using OpPtr = std::unique_ptr<skb_op, OpDeleter>;
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The calls of RECORDS by the key of their static kernel; files that are not records are counted.
+std::map<std::string, Call> calls_by_key(const std::vector<std::string>& dirs, std::size_t& not_records) {
+  std::vector<fs::path> paths(dirs.begin(), dirs.end());
+  std::map<std::string, Call> calls;
+  for (const auto& file : opmodel::discover(paths).files) {
+    std::string text = common::read_file(file, 64 << 20);
+    try {
+      opmodel::OpRecord rec = opmodel::parse_op_record(common::parse_json(text));
+      std::string key = common::sha256_hex(opmodel::canonical_signature(rec));
+      calls.emplace(key, Call{file, std::move(text), std::move(rec)});
+    } catch (const common::FieldError&) {
+      ++not_records;
+    }
+  }
+  return calls;
+}
+
+std::vector<const void*> const_pointers(const std::vector<reference::Buffer>& buffers) {
+  std::vector<const void*> p;
+  for (const auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
+  return p;
+}
+
+std::vector<void*> pointers(std::vector<reference::Buffer>& buffers) {
+  std::vector<void*> p;
+  for (auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
+  return p;
+}
+
+// One static kernel against its dynamic twin; the reason it cannot be measured, else nothing.
+std::string measure(skb_runtime* rt, const runtime::Index& index, const runtime::IndexEntry& entry, const Call& call,
+                    const TimingOptions& o, std::mt19937& rng, runtime::KernelPayoff& out) {
+  skb_op* raw = nullptr;
+  if (skb_runtime_find(rt, call.text.c_str(), &raw) != SKB_OK)
+    return fmt::format("its call ({}) finds no kernel: {}", call.file, skb_last_error());
+  OpPtr fast(raw);
+  if (skb_op_kind(raw) != SKB_KERNEL_STATIC || entry.kernel_name != skb_op_kernel_name(raw))
+    return fmt::format("its call ({}) is served by {}", call.file, skb_op_kernel_name(raw));
+  if (skb_runtime_find_dynamic(rt, call.text.c_str(), &raw) != SKB_OK)
+    return fmt::format("no dynamic path: {}", skb_last_error());
+  OpPtr slow(raw);
+  auto twin = index.by_key.find(common::sha256_hex(opmodel::dynamic_signature(call.record)));
+  if (twin == index.by_key.end() || twin->second.kernel_name != skb_op_kernel_name(slow.get()))
+    return "its dynamic kernel is not the one the index lists (was the library changed meanwhile?)";
+  auto in = reference::make_inputs(call.record, rng);
+  auto out_static = reference::make_outputs(call.record), out_dynamic = reference::make_outputs(call.record);
+  auto in_ptr = const_pointers(in);
+  auto static_ptr = pointers(out_static), dynamic_ptr = pointers(out_dynamic);
+  if (skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()) != SKB_OK)
+    return fmt::format("the static kernel fails: {}", skb_last_error());
+  if (skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()) != SKB_OK)
+    return fmt::format("the dynamic kernel {} fails: {}", skb_op_kernel_name(slow.get()), skb_last_error());
+  Timing t = time_paired([&] { skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()); },
+                         [&] { skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()); }, o);
+  out.kernel = entry.kernel_name;
+  out.key = entry.key;
+  out.sha256 = entry.sha256;
+  out.dynamic_kernel = twin->second.kernel_name;
+  out.dynamic_sha256 = twin->second.sha256;
+  out.verdict = t.verdict;
+  out.ratio = t.ratio;
+  out.low = t.low;
+  out.high = t.high;
+  out.static_ns = t.a_ns;
+  out.dynamic_ns = t.b_ns;
+  out.pairs = t.pairs;
+  return "";
+}
+
+std::string ns_text(double ns) { return ns < 1e4 ? fmt::format("{:.2f} us", ns / 1e3) : fmt::format("{:.0f} us", ns / 1e3); }
+
+void print_report(const runtime::Payoff& p, const fs::path& file, double seconds) {
+  std::map<std::string, int> shares;
+  for (const auto& k : p.kernels) {
+    ++shares[k.verdict];
+    fmt::print("{:<44} {:>11} {:>11}  {:.3f}x [{:.3f}, {:.3f}]  {}\n", k.kernel, ns_text(k.static_ns),
+               ns_text(k.dynamic_ns), k.ratio, k.low, k.high, k.verdict);
+  }
+  for (const auto& u : p.unmeasured) fmt::print("{:<44} not measured: {}\n", u.kernel, u.reason);
+  const std::size_t n = p.kernels.size();
+  auto share = [&](const char* v) {
+    int c = shares[v];
+    return fmt::format("{} {} ({:.0f}%)", c, v, n ? 100.0 * c / static_cast<double>(n) : 0.0);
+  };
+  fmt::print(
+      "{} static kernels measured in {:.1f} s on {} (ratio = static time / dynamic time, 95% interval, margin "
+      "{:.0f}%): {}, {}, {}; {} not measured; evidence in {}\n",
+      n, seconds, p.machine, 100 * p.margin, share(runtime::kFaster), share(runtime::kNoDifference),
+      share(runtime::kSlower), p.unmeasured.size(), file.string());
+}
+
+}  // namespace
+
+int run_bench_command(const BenchCommand& b) {
+  common::Diag diag("skb bench", b.quiet);
+  const auto start = Clock::now();
+  std::string path = b.install_path.empty() ? common::env_or_empty("SKB_INSTALL_PATH") : b.install_path;
+  if (path.empty()) throw Error("no --install-path given and SKB_INSTALL_PATH is not set");
+  if (!(b.margin >= 0.01 && b.margin <= 1)) throw Error("--margin: expected 0.01 to 1");
+  if (!(b.budget_seconds > 0) || !(b.min_sample_ms > 0)) throw Error("--budget and --min-sample-ms: expected > 0");
+  const fs::path root = packager::library_root(path);
+  // Every static kernel is measured, whatever the evidence of an earlier measurement says.
+  ::setenv("SKB_PAYOFF", "off", 1);
+  skb_runtime* opened = nullptr;
+  if (skb_runtime_open(path.c_str(), b.soc.empty() ? nullptr : b.soc.c_str(), &opened) != SKB_OK)
+    throw Error(skb_last_error());
+  std::unique_ptr<skb_runtime, void (*)(skb_runtime*)> rt(opened, skb_runtime_close);
+  runtime::Index index = runtime::read_index(root, b.soc);
+
+  std::size_t not_records = 0;
+  std::map<std::string, Call> calls = calls_by_key(b.records, not_records);
+  if (not_records) diag.warning(fmt::format("{} files of RECORDS are not op records: left out", not_records));
+
+  std::vector<const runtime::IndexEntry*> statics;
+  for (const auto& [key, entry] : index.by_key)
+    if (entry.variant == "static") statics.push_back(&entry);
+  std::sort(statics.begin(), statics.end(), [](auto* x, auto* y) { return x->kernel_name < y->kernel_name; });
+
+  runtime::MachineClass mc = runtime::host_machine_class();
+  runtime::Payoff p;
+  p.machine_class = mc.id;
+  p.machine = mc.description;
+  p.skb_version = common::kVersion;
+  p.margin = b.margin;
+  std::size_t to_measure = 0;
+  for (const auto* e : statics) to_measure += calls.count(e->key) && !e->launch.on_device();
+  std::mt19937 rng(1);
+  std::size_t done = 0;
+  for (const auto* e : statics) {
+    auto call = calls.find(e->key);
+    if (e->launch.on_device()) {
+      p.unmeasured.push_back({e->kernel_name, "a cuda kernel: scripts/gpu-check.sh times those on the GPU"});
+      continue;
+    }
+    if (call == calls.end()) {
+      p.unmeasured.push_back({e->kernel_name, "no record of its call among RECORDS"});
+      continue;
+    }
+    const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+    TimingOptions o;
+    o.min_sample_seconds = b.min_sample_ms / 1e3;
+    o.margin = b.margin;
+    o.budget_seconds = std::max(0.0, b.budget_seconds - spent) / static_cast<double>(to_measure - done);
+    ++done;
+    diag.progress(fmt::format("[{}/{}] {} ({:.0f} s of {:.0f})", done, to_measure, e->kernel_name, spent,
+                              b.budget_seconds));
+    runtime::KernelPayoff k;
+    std::string why = measure(rt.get(), index, *e, call->second, o, rng, k);
+    if (why.empty())
+      p.kernels.push_back(std::move(k));
+    else
+      p.unmeasured.push_back({e->kernel_name, why});
+  }
+  diag.end_progress();
+  p.measured = utc_now();
+  const std::string text = runtime::payoff_json(p);
+  runtime::parse_payoff(common::parse_json(text));  // what the runtime will read back
+  const fs::path file = runtime::payoff_file(root, mc.id);
+  {
+    installer::LibraryLock lock(root.parent_path() / ("." + root.filename().string() + ".lock"), b.lock_timeout, diag);
+    common::ensure_real_dir(root / "payoff");
+    common::write_atomic(file, text);
+  }
+  if (!b.output.empty()) common::write_atomic(b.output, text);
+  print_report(p, file, std::chrono::duration<double>(Clock::now() - start).count());
+  return 0;
+}
+
+}  // namespace skb::explain

@@ -1,0 +1,95 @@
+# Every kernel earns its place: skb bench finds a static kernel that burns 30 times its work
+# slower than its dynamic twin, the runtime stops serving it on this machine class (and says why),
+# SKB_PAYOFF=off serves it again, evidence of another class is not applied, and corrupt or
+# hostile evidence is refused by name and pointer with nothing served changed.
+source "$(dirname "$0")/lib.sh"
+own_libraries
+templates="$SKB_BIN/../share/skb/templates"
+examples="$SKB_SOURCE/examples/op_stats/aclnn_static_shape_kernel_outputs"
+
+step "a toolchain whose static kernels run their work 30 times"
+mkdir dump
+cp "$examples"/*/*_opcompile/Add_float16_ND_16_32_9.json "$examples"/*/*_opcompile/Add_float16_ND_1_2_16_16_20.json dump/
+cat > burn.cc <<'CC'
+// The template's static entry is renamed skb_kernel_fast (-D); this one calls it 30 times.
+extern "C" int skb_kernel_fast(const void* const*, void* const*) __attribute__((weak));
+extern "C" __attribute__((visibility("default"))) int skb_kernel(const void* const* in, void* const* out) {
+  int rc = 0;
+  for (int i = 0; i < 30 && rc == 0; ++i) rc = skb_kernel_fast(in, out);
+  return rc;
+}
+CC
+c++ -O2 -fPIC -c burn.cc -o burn.o
+python3 - "$templates" "$PWD/burn.o" > slow.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1] + "/toolchains/host.json"))
+p.update(name="slow_host", template_dir=sys.argv[1] + "/kernels/host",
+         description="The host templates, static kernels made 30 times slower.")
+p["flags"] = p["flags"] + ["-Dskb_kernel=skb_kernel_fast"]
+p["link"] = p["link"] + [sys.argv[2]]
+print(json.dumps(p, indent=1))
+PY
+run=$(build_package dump pkg --toolchain "$PWD/slow.json" --dynamic)
+sh "$run" --quiet --install-path="$PWD/lib"
+root=$(lib_root lib)
+skb-replay --install-path lib dump | tee replay.txt
+grep -q "2 ran a static kernel, 0 a dynamic kernel.*0 differed" replay.txt || fail "the static kernels did not serve"
+
+step "skb bench finds both slower and keeps the evidence in the library and in --output"
+skb bench --install-path lib dump --budget 10 --output evidence.json | tee bench.txt
+expect_eq "$(grep -c ' slower$' bench.txt)" "2" "kernels found slower"
+grep -q "2 static kernels measured .* 0 faster (0%), 0 same (0%), 2 slower (100%); 0 not measured" bench.txt ||
+  fail "the summary does not give the verdicts' shares"
+evidence=$(ls "$root"/payoff/cpu-*.json)
+cmp "$evidence" evidence.json || fail "--output differs from the library's evidence"
+expect_eq "$(json_get "$evidence" 'j["kernels"][0]["verdict"]')" "slower" "verdict kept"
+
+step "the runtime serves the dynamic kernel instead, and says why"
+skb-replay --install-path lib --explain dump | tee replay.txt
+grep -q "0 ran a static kernel, 2 a dynamic kernel.*0 differed" replay.txt || fail "a slower static kernel was served"
+grep -q "measured .*x the time of the dynamic kernel" replay.txt || fail "explain does not say why"
+SKB_PAYOFF=off skb-replay --install-path lib dump | grep -q "2 ran a static kernel" || fail "SKB_PAYOFF=off"
+
+step "a measurement on the same class replaces the evidence"
+skb bench --install-path lib dump --budget 4 -q >/dev/null
+expect_eq "$(ls "$root"/payoff | wc -l)" "1" "evidence files after a second measurement"
+
+step "evidence of another machine class is not applied"
+python3 - "$evidence" "$root/payoff/cpu-another-machine.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); j["machine_class"] = "cpu-another-machine"
+json.dump(j, open(sys.argv[2], "w"))
+PY
+mv "$evidence" mine.json
+skb-replay --install-path lib dump 2>err.txt | grep -q "2 ran a static kernel" || fail "another class's verdict applied"
+[ ! -s err.txt ] || fail "another class's evidence was read: $(cat err.txt)"
+step "... nor when copied under this class's name"
+cp "$root/payoff/cpu-another-machine.json" "$evidence"
+skb-replay --install-path lib dump 2>err.txt | grep -q "2 ran a static kernel" || fail "a copied verdict applied"
+grep -q "$evidence: /machine_class: expected cpu-" err.txt || fail "refusal does not name file and pointer: $(cat err.txt)"
+
+step "corrupt or hostile evidence is refused by name and pointer; nothing served changes"
+damage() {  # python statement over j
+  python3 - mine.json "$evidence" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); exec(sys.argv[3]); json.dump(j, open(sys.argv[2], "w"))
+PY
+}
+for case in 'j["kernels"][0]["ratio"] = "fast"|/kernels/0/ratio' \
+            'j["kernels"][0]["kernel"] = "../../etc/passwd"|/kernels/0/kernel' \
+            'j["kernels"][0]["low"] = 0.5|/kernels/0/verdict' \
+            'j["kernels"] = {"a": 1}|/kernels'; do
+  damage "${case%|*}"
+  skb-replay --install-path lib dump 2>err.txt | grep -q "2 ran a static kernel" || fail "${case%|*}: served changed"
+  grep -q "$evidence: ${case#*|}: " err.txt || fail "${case%|*}: not refused at ${case#*|}: $(cat err.txt)"
+done
+printf '{"format": 1, "kernels": [' > "$evidence"
+skb-replay --install-path lib dump 2>err.txt | grep -q "2 ran a static kernel" || fail "truncated file: served changed"
+grep -q "$evidence: " err.txt || fail "truncated file not named: $(cat err.txt)"
+cp mine.json "$evidence"
+skb-replay --install-path lib dump 2>err.txt | grep -q "0 ran a static kernel" || fail "the evidence restored is not applied"
+
+step "a kernel it cannot measure is named with the reason"
+mkdir one && cp dump/Add_float16_ND_16_32_9.json one/
+skb bench --install-path lib one --budget 4 -q | tee bench.txt
+grep -q "not measured: no record of its call among RECORDS" bench.txt || fail "an unmeasured kernel is not named"
