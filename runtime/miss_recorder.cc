@@ -160,8 +160,11 @@ std::string MissRecorder::note(std::string_view call_json) {
   }
   std::string key = record ? common::sha256_hex(opmodel::canonical_signature(call)) : std::string();
   std::lock_guard<std::mutex> lock(mu_);
+  // Recording started or stopped meanwhile: what this call is remains unsaid (seen again, it is
+  // recorded as the recorder is then).
+  if (record != (active_ && pid_ == static_cast<long>(getpid()))) return call.op_type;
   if (seen_.size() < kMaxSeen) seen_.emplace(hash, call.op_type);
-  if (!record || !active_ || keys_.count(key)) return call.op_type;
+  if (!record || keys_.count(key)) return call.op_type;
   if (keys_.size() >= cap_) {
     ++past_cap_;
     return call.op_type;
