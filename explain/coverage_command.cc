@@ -32,7 +32,8 @@ Examples:
 
 namespace {
 
-CoveredRecord cover_one(const runtime::Index& index, const std::string& file) {
+CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
+                        runtime::InstalledSignatures& signatures) {
   CoveredRecord c;
   c.file = file;
   opmodel::OpRecord record;
@@ -53,7 +54,7 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file) {
     c.kind = CoveredRecord::Kind::kStatic;
     return c;
   }
-  c.why = runtime::explain_miss(index, record);
+  c.why = runtime::explain_miss(index, record, signatures);
   if (index.by_key.count(common::sha256_hex(opmodel::dynamic_signature(record))) &&
       opmodel::unsupported_by_dynamic(record).empty()) {
     c.kind = CoveredRecord::Kind::kDynamic;
@@ -67,7 +68,8 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file) {
 std::vector<CoveredRecord> cover(const runtime::Index& index, const std::vector<std::string>& files) {
   std::vector<CoveredRecord> out;
   out.reserve(files.size());
-  for (const std::string& f : files) out.push_back(cover_one(index, f));
+  runtime::InstalledSignatures signatures;  // each installed kernel's .info read once
+  for (const std::string& f : files) out.push_back(cover_one(index, f, signatures));
   return out;
 }
 

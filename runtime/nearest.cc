@@ -36,7 +36,35 @@ Distance distance(const std::vector<common::FieldDiff>& diff) {
 
 }  // namespace
 
+namespace {
+
+// An installed kernel's signature, from its .info; null when it cannot be read (an explanation
+// skips what it cannot read).
+Json read_signature(const IndexEntry& entry) {
+  std::filesystem::path info = entry.bin;
+  info.replace_extension(".info");
+  try {
+    auto text = common::read_file_if_exists(info, 1 << 24);
+    if (text) return common::parse_json(*text);
+  } catch (const std::exception&) {
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const Json* InstalledSignatures::get(const IndexEntry& entry) {
+  auto it = by_key_.find(entry.key);
+  if (it == by_key_.end()) it = by_key_.emplace(entry.key, read_signature(entry)).first;
+  return it->second.is_null() ? nullptr : &it->second;
+}
+
 std::string explain_miss(const Index& index, const opmodel::OpRecord& call) {
+  InstalledSignatures once;
+  return explain_miss(index, call, once);
+}
+
+std::string explain_miss(const Index& index, const opmodel::OpRecord& call, InstalledSignatures& signatures) {
   Json called = common::parse_json(opmodel::canonical_signature(call));
   const IndexEntry* best = nullptr;
   std::vector<common::FieldDiff> best_diff;
@@ -44,18 +72,10 @@ std::string explain_miss(const Index& index, const opmodel::OpRecord& call) {
   std::size_t candidates = 0;
   for (const auto& [key, entry] : index.by_key) {
     if (entry.op_type != call.op_type || entry.variant == "dynamic") continue;
-    std::filesystem::path info = entry.bin;
-    info.replace_extension(".info");
-    Json installed;
-    try {
-      auto text = common::read_file_if_exists(info, 1 << 24);
-      if (!text) continue;
-      installed = common::parse_json(*text);
-    } catch (const std::exception&) {
-      continue;  // an explanation skips what it cannot read
-    }
+    const Json* installed = signatures.get(entry);
+    if (!installed) continue;
     ++candidates;
-    std::vector<common::FieldDiff> diff = common::diff_json(installed, called);
+    std::vector<common::FieldDiff> diff = common::diff_json(*installed, called);
     Distance d = distance(diff);
     if (!best || d < best_distance || (!(best_distance < d) && entry.kernel_name < best->kernel_name)) {
       best = &entry;
