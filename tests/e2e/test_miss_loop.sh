@@ -87,6 +87,24 @@ SKB_RECORD_MISSES=$PWD/blocked/misses skb-replay --install-path "$PWD/lib" dump9
   fail "the run stopped: $(cat blocked.err)"
 expect_eq "$(grep -c 'warning: cannot record missed calls' blocked.err)" 1 "warnings"
 
+small=$PWD/small
+mkdir -p "$small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=4m skb_miss_full "$small" 2>/dev/null; then
+  trap 'umount "$small" 2>/dev/null || true' EXIT
+  step "a full disk: one warning, the run goes on; once there is room, the next run records"
+  python3 "$SKB_SOURCE/tests/tools/fill_disk.py" "$small/filler"
+  SKB_RECORD_MISSES=$small/misses skb-replay --install-path "$PWD/lib" dump9 >full.out 2>full.err ||
+    fail "the run stopped: $(cat full.err)"
+  expect_eq "$(grep -c 'warning: cannot record missed calls.*[Nn]o space left on device' full.err)" 1 "warnings"
+  grep -q '^runtime counts: 0 static, 21 dynamic' full.out || fail "$(cat full.out)"
+  rm -f "$small/filler"
+  SKB_RECORD_MISSES=$small/misses skb-replay --install-path "$PWD/lib" dump9 >full.out 2>full.err
+  grep -q '; 21 missed calls recorded$' full.out || fail "after freeing space: $(cat full.out full.err)"
+  expect_eq "$(find "$small/misses" -name '*.json' | wc -l)" 21 "records once there is room"
+else
+  echo "--- (a full disk: skipped, needs root to mount a size-limited tmpfs)"
+fi
+
 bench=$SKB_BIN/../tests/skb_record_bench
 if [ -x "$bench" ]; then
   step "what recording costs a static hit (figures, not checked)"
