@@ -11,6 +11,14 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A file or folder that may exist could not be read, listed, changed or removed (an I/O error,
+/// a permission): never taken for "missing" or "empty". Whoever catches Error to treat damaged
+/// bytes as absent lets this one through.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A JSON document that does not have the expected shape: where (a JSON pointer) and what was
 /// expected there. The file name is added by whoever knows it.
 class FieldError : public std::runtime_error {

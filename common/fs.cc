@@ -1,5 +1,6 @@
 #include "common/fs.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -46,7 +47,16 @@ void write_all(int fd, std::string_view data, const fs::path& path) {
 
 void fsync_dir(const fs::path& dir) {
   Fd d(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d.get() >= 0) ::fsync(d.get());
+  // EINVAL, ENOTSUP: a filesystem with nothing to sync in a folder.
+  if (d.get() < 0 || (::fsync(d.get()) != 0 && errno != EINVAL && errno != ENOTSUP))
+    throw IoError(fmt::format("{}: cannot sync the folder: {}", dir.string(), errno_text()));
+}
+
+// lstat's answer: false when nothing is there, IoError when it cannot be told.
+bool lstat_of(const fs::path& path, struct stat& st) {
+  if (::lstat(path.c_str(), &st) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw IoError(fmt::format("{}: cannot stat: {}", path.string(), errno_text()));
 }
 
 }  // namespace
@@ -60,13 +70,13 @@ std::string read_file(const fs::path& path, std::size_t max_size) {
 std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t max_size) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
-  if (fd.get() < 0) throw Error(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
+  if (fd.get() < 0) throw IoError(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
   std::string out;
   char buf[1 << 16];
   for (;;) {
     ssize_t n = ::read(fd.get(), buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(fmt::format("{}: read failed: {}", path.string(), errno_text()));
+    if (n < 0) throw IoError(fmt::format("{}: read failed: {}", path.string(), errno_text()));
     if (n == 0) break;
     if (out.size() + static_cast<std::size_t>(n) > max_size)
       throw Error(fmt::format("{}: larger than {} bytes", path.string(), max_size));
@@ -120,6 +130,47 @@ void ensure_real_dir(const fs::path& dir) {
   struct stat st;
   if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw Error(fmt::format("{}: not a folder (a symlink?): refused", dir.string()));
+}
+
+bool path_exists(const fs::path& path) {
+  struct stat st;
+  return lstat_of(path, st);
+}
+
+bool is_file(const fs::path& path) {
+  struct stat st;
+  return lstat_of(path, st) && S_ISREG(st.st_mode);
+}
+
+std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d && errno == ENOENT) return names;
+  if (!d) throw IoError(fmt::format("{}: cannot list: {}", dir.string(), errno_text()));
+  for (;;) {
+    errno = 0;
+    const struct dirent* e = ::readdir(d);
+    if (!e) break;
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  int e = errno;
+  ::closedir(d);
+  if (e != 0) throw IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(e)));
+  return names;
+}
+
+void remove_tree(const fs::path& path) {
+  std::error_code ec;
+  fs::remove_all(path, ec);  // does not follow symlinks
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw IoError(fmt::format("{}: cannot remove: {}", path.string(), ec.message()));
+}
+
+bool remove_file(const fs::path& path) {
+  if (::unlink(path.c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw IoError(fmt::format("{}: cannot remove: {}", path.string(), errno_text()));
 }
 
 fs::path self_exe() {

@@ -4,14 +4,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace skb::common {
 
-/// The whole file as bytes; throws Error naming the file when it cannot be read or is larger
-/// than max_size.
+/// The whole file as bytes; throws IoError naming the file and the system error when it is there
+/// and cannot be opened or read, Error when it is missing or larger than max_size.
 std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1));
 
-/// read_file, but nothing (and no exception) when the file does not exist: for files whose
+/// read_file, but nothing (and no exception) when the file does not exist (ENOENT: any other
+/// failure is an IoError): for files whose
 /// absence is the normal case. A static program's first exception sorts the unwind tables of
 /// the whole binary, which costs an installer a millisecond or two.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path,
@@ -35,6 +37,25 @@ bool write_if_changed(const std::filesystem::path& path, std::string_view conten
 /// Creates a folder (mode 0755) when missing; throws Error when the path exists as anything but
 /// a real folder, a symlink to one included (so that nothing is ever written through it).
 void ensure_real_dir(const std::filesystem::path& dir);
+
+/// Whether something is at path (symlinks not followed): false only when nothing is (ENOENT);
+/// throws IoError when it cannot be told (a file in place of a folder on the way included).
+bool path_exists(const std::filesystem::path& path);
+
+/// Whether path is a regular file (symlinks not followed); false when nothing is there; throws
+/// IoError when it cannot be told.
+bool is_file(const std::filesystem::path& path);
+
+/// The names in a folder (not "." and ".."), in no order; none when the folder does not exist;
+/// throws IoError when it cannot be listed, whole.
+std::vector<std::string> list_dir(const std::filesystem::path& dir);
+
+/// Removes path and, if a folder, everything in it (symlinks not followed); nothing to do when it
+/// does not exist; throws IoError naming what could not be removed.
+void remove_tree(const std::filesystem::path& path);
+
+/// Removes a file; false when there was none; throws IoError when it cannot be removed.
+bool remove_file(const std::filesystem::path& path);
 
 /// Absolute path of the running executable.
 std::filesystem::path self_exe();

@@ -192,6 +192,9 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   } catch (const common::Error& e) {
     out.error(e.what());
     return kExitError;
+  } catch (const fs::filesystem_error& e) {  // names the path and the system error
+    out.error(e.what());
+    return kExitError;
   }
 }
 

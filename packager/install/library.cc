@@ -29,9 +29,28 @@ using common::Json;
 
 namespace {
 
-void remove_tree(const fs::path& p) {
+using common::remove_tree;
+
+// Cleans up after a step that failed, which is what the user is told of: a folder that cannot
+// be removed too stays for the next run under the lock to remove (remove_leftovers).
+void remove_tree_after_failure(const fs::path& p) noexcept {
   std::error_code ec;
-  fs::remove_all(p, ec);  // remove_all does not follow symlinks
+  fs::remove_all(p, ec);
+}
+
+// What write_atomic names its temporary file: <name>.tmp.<pid>. A name of the library's shared
+// files with that suffix is what a killed run of ours left.
+bool is_temp_of(const std::string& name, std::string_view file) {
+  std::string_view n = name;
+  if (n.size() <= file.size() + 5 || n.substr(0, file.size()) != file || n.substr(file.size(), 5) != ".tmp.")
+    return false;
+  n.remove_prefix(file.size() + 5);
+  return std::all_of(n.begin(), n.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+void chmod_or_throw(const fs::path& p, mode_t mode) {
+  if (::chmod(p.c_str(), mode) != 0)
+    throw common::IoError(fmt::format("{}: cannot chmod: {}", p.string(), std::strerror(errno)));
 }
 
 // internal: options for the installer itself; args: the user's options, after `--`.
@@ -93,32 +112,64 @@ void Library::ensure_parent() {
 
 void Library::ensure_layout() {
   for (const fs::path& d : {root_, root_ / "config", root_ / "bin"}) common::ensure_real_dir(d);
+}
+
+std::vector<std::string> Library::soc_folders() const {
+  std::vector<std::string> socs;
+  for (const std::string& name : common::list_dir(root_ / "config")) {
+    struct stat st;
+    if (::lstat((root_ / "config" / name).c_str(), &st) != 0)
+      throw common::IoError(fmt::format("{}: cannot stat: {}", (root_ / "config" / name).string(), std::strerror(errno)));
+    if (S_ISDIR(st.st_mode)) socs.push_back(name);
+  }
+  return socs;
+}
+
+std::vector<fs::path> Library::leftover_files() const {
+  std::vector<fs::path> out;
   // What a removal of ai_core/ killed midway left (see remove_root_if_empty).
   std::string trash_prefix = "." + root_.filename().string() + ".trash.";
-  std::error_code ec;
-  for (fs::directory_iterator it(root_.parent_path(), ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().filename().string().rfind(trash_prefix, 0) == 0) remove_tree(it->path());
+  for (const std::string& name : common::list_dir(root_.parent_path()))
+    if (name.rfind(trash_prefix, 0) == 0) out.push_back(root_.parent_path() / name);
+  // The temporary files of the shared files that publish and the journal replace.
+  auto temps_in = [&](const fs::path& dir, std::initializer_list<std::string_view> files) {
+    for (const std::string& name : common::list_dir(dir))
+      if (std::any_of(files.begin(), files.end(), [&](std::string_view f) { return is_temp_of(name, f); }))
+        out.push_back(dir / name);
+  };
+  temps_in(root_, {"config.ini", "version.info", "uninstall.sh"});
+  temps_in(root_ / "config", {"transaction.json"});
+  temps_in(root_ / "bin", {"skb-install"});
+  for (const std::string& soc : soc_folders()) temps_in(root_ / "config" / soc, {"binary_info_config.json"});
+  return out;
+}
+
+void Library::remove_leftovers() {
+  std::vector<fs::path> left = leftover_dirs();
+  for (fs::path& p : leftover_files()) left.push_back(std::move(p));
+  if (left.empty()) return;
+  for (const fs::path& p : left) remove_tree(p);
+  diag_.note(fmt::format("removed {} temporary file{} and folder{} that an interrupted run left ({}{})", left.size(),
+                         left.size() > 1 ? "s" : "", left.size() > 1 ? "s" : "", left.front().string(),
+                         left.size() > 1 ? ", ..." : ""));
 }
 
 void Library::remove_root_if_empty() {
-  if (!fs::exists(root_) || recovery_pending() || !read_order().empty()) return;
+  if (!common::path_exists(root_) || recovery_pending() || !read_order().empty()) return;
   fs::path trash = root_.parent_path() / fmt::format(".{}.trash.{}", root_.filename().string(), ::getpid());
-  if (::rename(root_.c_str(), trash.c_str()) == 0) remove_tree(trash);
+  if (::rename(root_.c_str(), trash.c_str()) != 0)
+    throw common::IoError(fmt::format("{}: cannot remove: {}", root_.string(), std::strerror(errno)));
+  remove_tree(trash);
 }
 
 std::vector<std::string> Library::read_order() const {
-  std::vector<std::string> order;
-  try {
-    std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
-    if (!text) return {};
-    order = parse_config_ini(*text);
-  } catch (const Error&) {
-    return {};
-  }
-  order.erase(
-      std::remove_if(order.begin(), order.end(),
-                     [&](const std::string& p) { return !fs::is_regular_file(root_ / p / packager::kManifestName); }),
-      order.end());
+  // Missing: no package is installed. Unreadable: an IoError, never "none".
+  std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
+  if (!text) return {};
+  std::vector<std::string> order = parse_config_ini(*text);
+  order.erase(std::remove_if(order.begin(), order.end(),
+                             [&](const std::string& p) { return !common::is_file(root_ / p / packager::kManifestName); }),
+              order.end());
   return order;
 }
 
@@ -167,7 +218,12 @@ const PackagePieces& Library::installed_pieces(const std::string& package) {
   if (it != pieces_.end()) return it->second;
   PackagePieces p;
   try {
-    p = parse_pieces_file(common::read_file(root_ / package / kIndexPiecesName, 64 << 20), package);
+    // Missing (an older skb's package) or damaged: rendered from the manifest. Unreadable: an error.
+    std::optional<std::string> text = common::read_file_if_exists(root_ / package / kIndexPiecesName, 64 << 20);
+    if (!text) throw Error("no index pieces");
+    p = parse_pieces_file(*text, package);
+  } catch (const common::IoError&) {
+    throw;
   } catch (const Error&) {
     p = pieces_of(installed_manifest(package));
   }
@@ -182,6 +238,8 @@ InstalledFiles Library::installed_files(const packager::Manifest& m) {
     try {
       for (const auto& [sha, path] : installed_pieces(p).files)
         if (wanted.count(sha) && !files.count(sha)) files.emplace(sha, root_ / p / path);
+    } catch (const common::IoError&) {
+      throw;
     } catch (const std::exception&) {  // a damaged package lends nothing; its files are written anew
     }
   }
@@ -192,7 +250,7 @@ void Library::write_journal(const std::string& op, const std::string& package) {
   common::write_atomic(root_ / "config" / "transaction.json", Json({{"op", op}, {"package", package}}).dump() + "\n");
 }
 
-void Library::clear_journal() { ::unlink((root_ / "config" / "transaction.json").c_str()); }
+void Library::clear_journal() { common::remove_file(root_ / "config" / "transaction.json"); }
 
 void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
                       const std::map<std::string, std::string>* fresh_index) {
@@ -214,10 +272,7 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
       throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
   }
-  std::vector<std::string> socs;
-  std::error_code ec;
-  for (fs::directory_iterator it(root_ / "config", ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory() && !it->is_symlink()) socs.push_back(it->path().filename().string());
+  std::vector<std::string> socs = soc_folders();
   // A library of the fresh package alone: its merged index is the package's own (with no other
   // soc's folder to list).
   bool alone = fresh_index && pieces.size() == 1 && pieces[0] == fresh &&
@@ -232,18 +287,18 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   common::write_if_changed(root_ / "version.info", fmt::format("skb_version={}\n", common::kVersion));
   common::write_if_changed(root_ / "uninstall.sh",
                            uninstall_script("every static kernel package", "", "--uninstall-all", 0));
-  ::chmod((root_ / "uninstall.sh").c_str(), 0755);
+  chmod_or_throw(root_ / "uninstall.sh", 0755);
   std::string self = common::read_file("/proc/self/exe");  // the running program, even once unlinked
   common::write_if_changed(root_ / "bin" / "skb-install", self);
-  ::chmod((root_ / "bin" / "skb-install").c_str(), 0755);
+  chmod_or_throw(root_ / "bin" / "skb-install", 0755);
 }
 
 void Library::recover() {
   fs::path journal = root_ / "config" / "transaction.json";
-  if (fs::exists(journal)) {
+  if (std::optional<std::string> text = common::read_file_if_exists(journal, 4096)) {
     std::string op, package;
-    try {
-      Json j = common::parse_json(common::read_file(journal, 4096));
+    try {  // a journal cut short by a crash names no change: the indexes are rebuilt all the same
+      Json j = common::parse_json(*text);
       op = j.at("op").get<std::string>();
       package = j.at("package").get<std::string>();
     } catch (const std::exception&) {
@@ -251,7 +306,7 @@ void Library::recover() {
     std::vector<std::string> order = read_order();
     if (packager::is_package_name(package)) {
       order.erase(std::remove(order.begin(), order.end(), package), order.end());
-      bool present = fs::is_regular_file(root_ / package / packager::kManifestName);
+      bool present = common::is_file(root_ / package / packager::kManifestName);
       if (op == "install" && present) order.insert(order.begin(), package);  // finish it
     }
     publish(order);
@@ -259,44 +314,40 @@ void Library::recover() {
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
   }
-  for (const auto& p : leftover_dirs()) remove_tree(p);
+  remove_leftovers();
 }
 
 void Library::remove_package_locked(const std::string& package) {
   manifests_.erase(package);
   pieces_.erase(package);
-  write_journal("uninstall", package);
-  std::vector<std::string> order = read_order();
+  std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
   order.erase(std::remove(order.begin(), order.end(), package), order.end());
+  write_journal("uninstall", package);
   publish(order);  // from here on, nothing lists the package's files
+  // A failure from here on leaves the journal, and the next run under the lock finishes the removal.
   fs::path trash = root_ / fmt::format(".trash.{}.{}", package, ::getpid());
-  if (::rename((root_ / package).c_str(), trash.c_str()) == 0) remove_tree(trash);
+  if (::rename((root_ / package).c_str(), trash.c_str()) != 0 && errno != ENOENT)
+    throw common::IoError(fmt::format("{}: cannot remove: {}", (root_ / package).string(), std::strerror(errno)));
+  remove_tree(trash);
   clear_journal();
 }
 
 std::vector<fs::path> Library::leftover_dirs() const {
   std::vector<fs::path> out;
-  std::error_code ec;
-  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) out.push_back(it->path());
-  }
+  for (const std::string& name : common::list_dir(root_))
+    if (name.rfind(".staging.", 0) == 0 || name.rfind(".trash.", 0) == 0) out.push_back(root_ / name);
   return out;
 }
 
 bool Library::recovery_pending() const {
-  return fs::exists(root_ / "config" / "transaction.json") || !leftover_dirs().empty();
+  return common::path_exists(root_ / "config" / "transaction.json") || !leftover_dirs().empty();
 }
 
 bool Library::same_payload_installed(const PayloadSource& payload) const {
   if (!packager::is_package_name(payload.package)) return false;
-  try {
-    // Missing while the package is not installed: no exception on the way to the lock.
-    std::optional<std::string> recorded = common::read_file_if_exists(root_ / payload.package / "payload.sha256", 128);
-    if (recorded != payload.sha256 + "\n") return false;
-  } catch (const Error&) {
-    return false;
-  }
+  // Missing while the package is not installed: no exception on the way to the lock.
+  std::optional<std::string> recorded = common::read_file_if_exists(root_ / payload.package / "payload.sha256", 128);
+  if (recorded != payload.sha256 + "\n") return false;
   std::vector<std::string> order = read_order();
   return std::find(order.begin(), order.end(), payload.package) != order.end();
 }
@@ -317,7 +368,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   std::unique_ptr<LibraryLock> first;
   if (!lock) {
     first = LibraryLock::on_folder(nearest_folder(root_), o.lock_timeout, diag_);
-    if (first && fs::exists(lock_file())) {
+    if (first && common::path_exists(lock_file())) {
       first.reset();
       lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
       if (lock && installed_already()) return false;
@@ -334,7 +385,7 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   ensure_parent();
   if (!lock) lock = std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
   first.reset();
-  const bool created = !fs::exists(root_);
+  const bool created = !common::path_exists(root_);
   ensure_layout();
   recover();
   try {
@@ -364,7 +415,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
 
   fs::path target = root_ / m.package;
   const std::string& wanted = pm.text;
-  if (fs::exists(target / packager::kManifestName)) {
+  if (common::path_exists(target / packager::kManifestName)) {
     bool same = common::read_file(target / packager::kManifestName, 64 << 20) == wanted;
     if (same && !o.force) {
       std::vector<std::string> order = read_order();
@@ -409,7 +460,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
       common::write_atomic(staging / "config" / soc / "binary_info_config.json", text, 0644, kStaged);
     }
   } catch (...) {
-    remove_tree(staging);
+    remove_tree_after_failure(staging);
     throw;
   }
   try {
@@ -421,16 +472,15 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
     write_journal("install", m.package);  // may fail too, on a full disk
+    remove_tree(target);                   // a half package left by something else than us
   } catch (...) {
-    remove_tree(staging);
+    remove_tree_after_failure(staging);
     throw;
   }
-  remove_tree(target);  // a half package left by something else than us
   if (::rename(staging.c_str(), target.c_str()) != 0) {
     int e = errno;
-    remove_tree(staging);
-    clear_journal();
-    throw Error(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
+    remove_tree_after_failure(staging);
+    throw common::IoError(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
   }
   std::vector<std::string> order = read_order();
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
@@ -442,20 +492,18 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
 
 bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
   if (!packager::is_package_name(package)) throw Error(fmt::format("{}: not a package name", package));
-  if (!fs::exists(root_ / "config")) return false;
-  LibraryLock lock(lock_file(), o.lock_timeout, diag_);
-  if (!fs::exists(root_ / "config")) return false;  // removed while this one waited
+  std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
+  if (!lock) return false;  // no library was ever made here
   recover();
-  bool removed = fs::exists(root_ / package);
+  bool removed = common::path_exists(root_ / package);
   if (removed) remove_package_locked(package);
   remove_root_if_empty();
   return removed;
 }
 
 void Library::uninstall_all(const LibraryOptions& o) {
-  if (!fs::exists(root_ / "config")) return;
-  LibraryLock lock(lock_file(), o.lock_timeout, diag_);
-  if (!fs::exists(root_ / "config")) return;
+  std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
+  if (!lock) return;  // no library was ever made here
   recover();
   for (const auto& p : read_order()) remove_package_locked(p);
   remove_root_if_empty();

@@ -26,7 +26,9 @@ struct LibraryOptions {
 /// last package goes never removes the lock other installers wait on.
 /// Every change holds the lock for its whole read-modify-write; every shared file is replaced
 /// by write-temp, fsync, rename; a journal lets the next run finish or roll back an
-/// interrupted one. The indexes are always recomputed from the installed packages.
+/// interrupted one, and removes what it left. The indexes are always recomputed from the
+/// installed packages. A read of the library's state that fails is an error (common::IoError),
+/// never "nothing installed": the command stops before it changes what depends on it.
 class Library {
  public:
   /// root: the ai_core folder (see packager::library_root).
@@ -51,6 +53,13 @@ class Library {
   bool same_payload_installed(const PayloadSource& payload) const;
   /// Staging and trash folders of changes that were interrupted.
   std::vector<std::filesystem::path> leftover_dirs() const;
+  /// What else a killed run leaves: the temporary files of the shared files it replaces
+  /// (<file>.tmp.<pid>), and the trash of a removed ai_core/ beside it.
+  std::vector<std::filesystem::path> leftover_files() const;
+  /// The folders of config/, one a soc (symlinks are not folders).
+  std::vector<std::string> soc_folders() const;
+  /// Under the lock: removes both, and says so once.
+  void remove_leftovers();
   /// An interrupted change waits to be finished: a journal, or leftover folders.
   bool recovery_pending() const;
   /// Creates the lock's folder; then, under the lock, ai_core/ and its folders.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <cstdlib>
 
+#include "common/fs.h"
 #include "packager/install/payload_reader.h"
 #include "packager/stub.h"
 
@@ -15,8 +16,8 @@ std::optional<trust::TrustedKeys> trust_policy(const std::string& option, const 
   if (!option.empty()) return trust::read_trusted_keys(option);
   if (const char* env = std::getenv("SKB_TRUSTED_KEYS"); env && *env) return trust::read_trusted_keys(env);
   fs::path file = library_policy_file(library_root);
-  std::error_code ec;
-  if (fs::exists(file, ec)) return trust::read_trusted_keys(file);
+  // A policy file that cannot be read is an error, never "no policy" (which installs unsigned packages).
+  if (common::path_exists(file)) return trust::read_trusted_keys(file);
   return std::nullopt;
 }
 

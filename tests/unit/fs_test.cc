@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "test_util.h"
@@ -31,6 +34,60 @@ TEST(ReadFile, IfExistsReadsAFileAndStillRefusesWhatCannotBeRead) {
   EXPECT_THROW(read_file_if_exists(dir), Error) << "a folder is not a missing file";
   test::write_text(dir / "file", "x");
   EXPECT_THROW(read_file_if_exists(dir / "file" / "below"), Error) << "ENOTDIR is not a missing file";
+}
+
+TEST(ReadFile, WhatIsThereButCannotBeReadIsAnIoErrorNeverNothing) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "file", "x");
+  EXPECT_THROW(read_file_if_exists(dir), IoError) << "a folder";
+  EXPECT_THROW(read_file_if_exists(dir / "file" / "below"), IoError) << "ENOTDIR";
+  EXPECT_THROW(read_file(dir / std::string(300, 'n')), IoError) << "ENAMETOOLONG";
+  EXPECT_THROW(read_file_if_exists(dir / "file", 0), Error);
+  try {
+    read_file_if_exists(dir / "file", 0);
+  } catch (const IoError&) {
+    FAIL() << "a file larger than the limit is damaged, not unreadable";
+  } catch (const Error&) {
+  }
+}
+
+TEST(PathExists, FalseOnlyWhenNothingIsThere) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "file", "x");
+  EXPECT_TRUE(path_exists(dir / "file"));
+  EXPECT_TRUE(is_file(dir / "file"));
+  EXPECT_TRUE(path_exists(dir));
+  EXPECT_FALSE(is_file(dir));
+  EXPECT_FALSE(path_exists(dir / "absent"));
+  EXPECT_FALSE(is_file(dir / "absent"));
+  EXPECT_THROW(path_exists(dir / "file" / "below"), IoError);
+  EXPECT_THROW(is_file(dir / std::string(300, 'n')), IoError);
+}
+
+TEST(ListDir, NamesEveryEntryNoneForAMissingFolderAndAnIoErrorForAFile) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "a", "x");
+  std::filesystem::create_directory(dir / "b");
+  std::vector<std::string> names = list_dir(dir);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(list_dir(dir / "absent").empty());
+  EXPECT_THROW(list_dir(dir / "a"), IoError) << "a file is no empty folder";
+}
+
+TEST(RemoveTree, RemovesWhatIsThereAndSaysWhatCannotBeRemoved) {
+  auto dir = test::scratch_dir();
+  std::filesystem::create_directories(dir / "t" / "u");
+  test::write_text(dir / "t" / "u" / "f", "x");
+  remove_tree(dir / "t");
+  EXPECT_FALSE(path_exists(dir / "t"));
+  remove_tree(dir / "t");  // nothing to do
+  test::write_text(dir / "f", "x");
+  EXPECT_TRUE(remove_file(dir / "f"));
+  EXPECT_FALSE(remove_file(dir / "f"));
+  std::filesystem::create_directory(dir / "d");
+  EXPECT_THROW(remove_file(dir / "d"), IoError) << "a folder is not removed as a file, nor ignored";
+  EXPECT_THROW(remove_tree(dir / std::string(300, 'n')), IoError);
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+# Every file system call of an install, an uninstall and an upgrade fails in turn, once with an
+# error (EIO; ENOSPC for writes) and once with SIGKILL (strace's fault injection, on a spread
+# sample of each call's invocations: SKB_FAULT_SAMPLES of them, default 4). After each, a reader
+# sees a whole library, a run that did not do all its work exited non-zero with an error, and the
+# same command run again ends in exactly the library a run without a fault makes, byte for byte,
+# with no temporary file left (tests/tools/fault_inject.py).
+source "$(dirname "$0")/lib.sh"
+ci_store
+export SKB_LOCK_TIMEOUT=60
+command -v strace >/dev/null || fail "strace is missing (scripts/deps.sh installs it with the test packages)"
+strace -f -qq -o /dev/null -e trace=getpid -e inject=getpid:error=EIO:when=1 true 2>/dev/null ||
+  { echo "skipped: strace cannot trace here (ptrace is not allowed in this container)"; exit 77; }
+
+make_two_packages
+# A2: A's name, other contents (an upgrade); D: a delta of B's kernels on A.
+make_dump dump_a2 --ranks 1 --seqs 8,16 --hidden 16 --heads 2
+mkdir -p out_a2
+A2=$(build_package dump_a2 "out_a2/$(basename "$A")")
+[ "$(basename "$A2")" = "$(basename "$A")" ] || fail "A2 is not named as A: $A2"
+D=$(SOURCE_DATE_EPOCH=1700000200 build_package dump_b out_d --base "$A")
+
+# The installer's command line for a .run, as its stub runs it: the header's offsets, then the
+# user's options ({lib} stands for the install path).
+installer_cmd() {  # run user-options...
+  local run=$1; shift
+  python3 - "$SKB_BIN/../libexec/skb/skb-install" "$run" "$@" <<'PY'
+import json, re, sys
+prog, run, user = sys.argv[1], sys.argv[2], sys.argv[3:]
+head = open(run, "rb").read(16384).decode("latin-1")
+v = dict(re.findall(r"^skb_(\w+)=(\S*)$", head, re.M))
+print(json.dumps([prog, "--run-file=" + run, "--header-len=" + v["header_len"], "--package-name=" + v["package"],
+                  "--payload-offset=" + v["payload_offset"], "--payload-size=" + v["payload_size"],
+                  "--payload-sha256=" + v["payload_sha256"], "--signature-size=" + v["signature_size"], "--"] + user))
+PY
+}
+
+# A state: the install path after the given packages were installed.
+make_state() {  # name runs...
+  local dir=$PWD/state_$1; shift
+  mkdir -p "$dir"
+  for run in "$@"; do sh "$run" --install-path="$dir" -q; done
+  echo "$dir"
+}
+empty=$(make_state empty)
+with_a=$(make_state a "$A")
+with_b=$(make_state b "$B")
+with_ab=$(make_state ab "$B" "$A")
+
+samples=${SKB_FAULT_SAMPLES:-4}
+failed=0
+scenario() {  # name state cmd-json
+  printf '{"name": "%s", "state": "%s", "root": "opp/static_kernel/ai_core", "samples": %s, "cmd": %s}\n' \
+    "$1" "$2" "$samples" "$3" > "scenario_$1.json"
+  python3 "$SKB_SOURCE/tests/tools/fault_inject.py" "scenario_$1.json" || failed=1
+}
+step "faults in an install into a new library"
+scenario install_new "$empty" "$(installer_cmd "$A" --install-path={lib} -q)"
+step "faults in an install beside a package that shares its kernels"
+scenario install_beside "$with_b" "$(installer_cmd "$A" --install-path={lib} -q)"
+step "faults in the install of a delta package"
+scenario install_delta "$with_a" "$(installer_cmd "$D" --install-path={lib} -q)"
+step "faults in an uninstall beside another package"
+scenario uninstall "$with_ab" "$(installer_cmd "$A" --install-path={lib} --uninstall -q)"
+step "faults in an upgrade beside another package"
+scenario upgrade "$with_ab" "$(installer_cmd "$A2" --install-path={lib} --upgrade -q)"
+[ "$failed" = 0 ] || fail "some faults broke the library or went unreported (listed above)"
+echo PASS
