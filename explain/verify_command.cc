@@ -57,6 +57,8 @@ int run_verify_command(const VerifyCommand& v) {
                            run.installer_unpacked_sha256);
     std::printf("%s: OK (header, %spayload and %zu files verified; %s%s)\n", run.package.c_str(),
                 run.installer.size ? "installer, " : "", m.files.size() - from_base, signed_by.c_str(), delta.c_str());
+    // skb-package --payoff: the static kernels measured slower on the target, left out.
+    for (const auto& k : m.left_out) std::printf("  left out %s: %s\n", k.name.c_str(), k.reason.c_str());
     return 0;
   } catch (const VerifyError& e) {
     std::fprintf(stderr, "skb: error: %s: %s\n", v.run_file.c_str(), e.what());

@@ -245,13 +245,16 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       "With -p it does the whole job, and takes CANN's op_compiler command line.");
   app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
-  std::string build_dir, output, records_from, stamp, name;
+  std::string build_dir, output, records_from, stamp, name, payoff;
   WholeJob job;
   bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output,
                  "Where the .run goes (default: the build folder); with -p, a folder or a path ending in .run");
   app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
+  app.add_option("--payoff", payoff,
+                 "Leave out the static kernels that skb bench's evidence FILE (of the target's machine class) "
+                 "found slower than their dynamic twins; the manifest says which and why");
   app.add_flag("--force", force, "Replace an existing package of the same name and other contents");
   app.add_flag("-q,--quiet", job.quiet, "Print errors only");
   app.add_option("-p,--op-params-dir,--op_params_dir", job.dirs,
@@ -300,6 +303,10 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   common::Diag out_diag(diag.program(), job.quiet);
   if (!job.dirs.empty()) {
     if (job.count) return count_records(job.dirs);
+    if (!payoff.empty()) {
+      diag.error("--payoff: package the build folder (skb-package BUILD_DIR --payoff FILE); -p does not take it");
+      return 2;
+    }
     if (output.empty() || !build_dir.empty()) {
       diag.error("with -p, give the destination as -o DEST and no positional folder (see --help)");
       return 2;
@@ -331,6 +338,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.sign_key = job.sign_key;
   o.base = job.base;
   o.self_contained = job.self_contained;
+  o.payoff = payoff;
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {}, {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256,

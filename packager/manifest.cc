@@ -106,6 +106,10 @@ std::string manifest_json(const Manifest& m) {
             {"kernels", std::move(kernels)},
             {"files", std::move(files)}};
   if (!m.base.empty()) j["base"] = m.base;
+  if (!m.left_out.empty()) {
+    j["left_out"] = Json::array();
+    for (const auto& k : m.left_out) j["left_out"].push_back({{"kernel", k.name}, {"reason", k.reason}});
+  }
   return j.dump(1) + "\n";
 }
 
@@ -125,6 +129,12 @@ Manifest parse_manifest(const Json& doc) {
     m.base = root.at("base").string(128);
     if (!is_package_name(m.base) || m.base == m.package)
       throw FieldError("/base", "expected the name of another package, static_kernel_<[A-Za-z0-9_]>");
+  }
+  if (root.has("left_out")) {
+    Field left = root.at("left_out");
+    for (std::size_t i = 0, n = left.array_size(1 << 22); i < n; ++i) {
+      m.left_out.push_back({name_field(left.at(i).at("kernel")), left.at(i).at("reason").string(1024)});
+    }
   }
   m.installed_size = static_cast<std::uint64_t>(root.at("installed_size").integer(0, std::int64_t{1} << 50));
   Field files = root.at("files");

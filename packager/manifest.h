@@ -43,6 +43,12 @@ struct PackageKernel {
   Launch launch;
 };
 
+/// A static kernel the build made that the package leaves out, and why (skb-package --payoff:
+/// measured slower than its dynamic twin on the target's machine class).
+struct LeftOutKernel {
+  std::string name, reason;
+};
+
 /// manifest.json: the first entry of every payload, and kept in each installed package.
 struct Manifest {
   int format = 1;
@@ -55,6 +61,7 @@ struct Manifest {
   std::vector<PackageKernel> kernels;  // sorted by name
   std::vector<PackageFile> files;      // sorted by path
   std::uint64_t installed_size = 0;    // sum of file sizes
+  std::vector<LeftOutKernel> left_out;  // sorted by name
 
   /// How many of its files a delta package takes from its base (0 for a whole package).
   std::size_t files_from_base() const;

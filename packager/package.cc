@@ -23,6 +23,7 @@
 #include "packager/install/gzip_bytes.h"
 #include "packager/install/payload_reader.h"
 #include "packager/install/run_file.h"
+#include "packager/left_out.h"
 #include "packager/manifest.h"
 #include "packager/stub.h"
 #include "trust/key.h"
@@ -175,6 +176,7 @@ struct TempFile {
 PackageResult make_package(const PackageOptions& o) {
   Collected c = collect_kernels(o.build_dir);
   if (!o.records_from.empty()) check_records_list(o.records_from, c);
+  if (!o.payoff.empty()) leave_out_slower(c, read_payoff_file(o.payoff));
   if (c.manifest.kernels.empty()) throw Error(fmt::format("{}: no kernels to package", o.build_dir.string()));
   std::int64_t epoch = package_epoch();
   fs::path out_dir = o.output_dir.empty() ? o.build_dir : o.output_dir;

@@ -22,6 +22,8 @@ struct PackageOptions {
   std::filesystem::path sign_key;  // optional: the private key that signs the package
   std::filesystem::path base;      // optional: a .run this package is a delta on
   bool self_contained = false;     // a delta carries its installer even when its base has the same
+  std::filesystem::path payoff;    // optional: skb bench's evidence of the target's machine class;
+                                   // the static kernels it found slower are left out
 };
 
 struct PackageResult {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/json_input.h"
+#include "packager/payoff_evidence.h"
 #include "runtime/index_reader.h"
 
 namespace skb::runtime {
@@ -27,41 +28,17 @@ MachineClass host_machine_class();
 /// The class of a CPU model (description); its id as host_machine_class makes it.
 MachineClass cpu_machine_class(std::string_view cpu_model);
 
-/// The verdicts, from the 95% interval of the ratio static time / dynamic time and a margin m.
-inline constexpr const char* kFaster = "faster";        // the whole interval below 1/(1+m)
-inline constexpr const char* kSlower = "slower";        // the whole interval above 1+m
-inline constexpr const char* kNoDifference = "same";    // neither: no measurable difference
-std::string verdict_of(double low, double high, double margin);
-
-/// One static kernel measured against its dynamic twin.
-struct KernelPayoff {
-  std::string kernel, key, sha256;            // the static kernel, its skbKey and its bytes' SHA-256
-  std::string dynamic_kernel, dynamic_sha256;  // what served the call without it
-  std::string verdict;
-  double ratio = 1, low = 1, high = 1;        // static / dynamic time: estimate and 95% interval
-  double static_ns = 0, dynamic_ns = 0;       // per call
-  std::int64_t pairs = 0;                     // paired samples
-};
-
-/// A static kernel the bench could not measure, and why.
-struct Unmeasured {
-  std::string kernel, reason;
-};
-
-/// The evidence of one machine class.
-struct Payoff {
-  int format = 1;
-  std::string machine_class, machine, skb_version, measured;  // measured: ISO 8601 UTC
-  double margin = 0.05, confidence = 0.95;
-  std::vector<KernelPayoff> kernels;
-  std::vector<Unmeasured> unmeasured;
-};
-
-std::string payoff_json(const Payoff& p);
-
-/// Validates an untrusted evidence document strictly (every field, its type and range, names
-/// and hashes in their alphabets, at most 1<<20 kernels); throws common::FieldError.
-Payoff parse_payoff(const common::Json& doc);
+// The evidence's format is the package format's (packager/payoff_evidence.h), which skb-package
+// --payoff reads too.
+using packager::KernelPayoff;
+using packager::kFaster;
+using packager::kNoDifference;
+using packager::kSlower;
+using packager::parse_payoff;
+using packager::Payoff;
+using packager::payoff_json;
+using packager::Unmeasured;
+using packager::verdict_of;
 
 /// <root>/payoff/<class id>.json, root being the ai_core folder.
 std::filesystem::path payoff_file(const std::filesystem::path& root, const std::string& class_id);

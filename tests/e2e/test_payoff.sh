@@ -1,7 +1,8 @@
 # Every kernel earns its place: skb bench finds a static kernel that burns 30 times its work
 # slower than its dynamic twin, the runtime stops serving it on this machine class (and says why),
 # SKB_PAYOFF=off serves it again, evidence of another class is not applied, and corrupt or
-# hostile evidence is refused by name and pointer with nothing served changed.
+# hostile evidence is refused by name and pointer with nothing served changed; skb-package
+# --payoff leaves the slower kernels out of the next package.
 source "$(dirname "$0")/lib.sh"
 own_libraries
 templates="$SKB_BIN/../share/skb/templates"
@@ -36,13 +37,23 @@ skb-replay --install-path lib dump | tee replay.txt
 grep -q "2 ran a static kernel, 0 a dynamic kernel.*0 differed" replay.txt || fail "the static kernels did not serve"
 
 step "skb bench finds both slower and keeps the evidence in the library and in --output"
-skb bench --install-path lib dump --budget 10 --output evidence.json | tee bench.txt
+skb bench --install-path lib dump --budget 120 --output evidence.json | tee bench.txt  # stops once decided
 expect_eq "$(grep -c ' slower$' bench.txt)" "2" "kernels found slower"
 grep -q "2 static kernels measured .* 0 faster (0%), 0 same (0%), 2 slower (100%); 0 not measured" bench.txt ||
   fail "the summary does not give the verdicts' shares"
 evidence=$(ls "$root"/payoff/cpu-*.json)
 cmp "$evidence" evidence.json || fail "--output differs from the library's evidence"
 expect_eq "$(json_get "$evidence" 'j["kernels"][0]["verdict"]')" "slower" "verdict kept"
+
+step "skb-package --payoff leaves the slower kernels out of the next package, and says which and why"
+skb-package pkg/.skb -o pkg2 --payoff evidence.json -q > run2.txt
+run2=$(cat run2.txt)
+[ "$(sh "$run2" --list | grep -c '^Add_')" -le 1 ] || fail "the slower static kernels are still in the package"
+skb verify "$run2" | tee verify.txt
+expect_eq "$(grep -c '^  left out Add_.*: measured .*x the time of its dynamic twin' verify.txt)" "2" "kernels left out"
+printf '{"format": 1}' > bad.json
+if skb-package pkg/.skb -o pkg3 --payoff bad.json -q 2>err.txt; then fail "invalid evidence packaged"; fi
+grep -q "bad.json: /machine_class" err.txt || fail "invalid evidence not refused by file and pointer: $(cat err.txt)"
 
 step "the runtime serves the dynamic kernel instead, and says why"
 skb-replay --install-path lib --explain dump | tee replay.txt
