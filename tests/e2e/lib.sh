@@ -1,6 +1,19 @@
 # Helpers of the end-to-end suites: the real binaries on real files, in a fresh scratch folder.
 # Environment (set by ctest): SKB_BIN (folder of skb-generate and skb-package), SKB_SOURCE, SKB_SCRATCH.
-set -euo pipefail
+set -eEuo pipefail
+# A suite that set -e ends says which command failed and where (file:line, and the calls that led
+# there), instead of ending without a word. The trap runs where set -e would end the shell, so a
+# command in `if`, `||`, `&&` or `!` never calls it; in a subshell or command substitution it is
+# silent, since the shell around it reports the command that holds it, if that ends the suite.
+on_error() {
+  local rc=$? i
+  [ "$BASHPID" = "$$" ] || return 0
+  echo "FAIL: exit status $rc of '$BASH_COMMAND' at ${BASH_SOURCE[1]:-?}:${BASH_LINENO[0]:-?}" >&2
+  for ((i = 1; i + 1 < ${#FUNCNAME[@]}; i++)); do
+    echo "    in ${FUNCNAME[i]} (${BASH_SOURCE[i]}), called at ${BASH_SOURCE[i + 1]}:${BASH_LINENO[i]}" >&2
+  done
+}
+trap on_error ERR
 : "${SKB_BIN:?}" "${SKB_SOURCE:?}" "${SKB_SCRATCH:?}"
 export PATH="$SKB_BIN:$PATH"
 rm -rf "$SKB_SCRATCH"
@@ -35,6 +48,25 @@ ci_store() {
   cp "$key" "$XDG_CONFIG_HOME/skb/signing-key"
   chmod 600 "$XDG_CONFIG_HOME/skb/signing-key"
   export SKB_CACHE_DIR=$SKB_TEST_STORE
+}
+
+# own_libraries: the stub looks for the library's installer, and the installer for its library,
+# in /usr/local/skb (root) and $HOME/.local/skb too, after --install-path and the environment: a
+# suite that must not see what the machine holds there gets a HOME of its own and, where
+# /usr/local/skb exists, runs again in a mount namespace of its own with an empty folder over it.
+# Called first thing, before the suite makes anything.
+own_libraries() {
+  export HOME=$SKB_SCRATCH/home
+  mkdir -p "$HOME"
+  unset SKB_INSTALL_PATH ASCEND_OPP_PATH ASCEND_HOME_PATH
+  [ -e /usr/local/skb ] && [ -z "${SKB_OWN_LIBRARIES:-}" ] || return 0
+  local hide='mount -t tmpfs -o size=1m,mode=755 skb-none /usr/local/skb'
+  if unshare -m sh -c "$hide" 2>/dev/null; then
+    SKB_OWN_LIBRARIES=1 exec unshare -m bash -c "$hide && exec bash \"\$0\"" "$0"
+  fi
+  # Without a namespace (not root), the stub takes only a copy its user owns.
+  [ ! -O /usr/local/skb/opp/static_kernel/ai_core/bin/skb-install ] ||
+    fail "/usr/local/skb holds an installer of this user's, and it cannot be hidden from the suite (unshare -m failed)"
 }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -62,16 +62,49 @@ PY
 sh "$B" --install-path="$lib" --uninstall -q
 expect_eq "$(check_library "$lib")" "$na" "kernels listed after B went"
 
-step "a package's index pieces missing or damaged (an older skb's): its manifest serves instead"
+step "a package's index pieces missing (an older skb's): its manifest serves instead"
 index=$root/config/host/binary_info_config.json
-before=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$index")
+canonical() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$index"; }
+before=$(canonical)
 [ -f "$root/$pa/index_pieces.gz" ] || fail "no index pieces beside $pa"
 rm "$root/$pa/index_pieces.gz"
 sh "$B" --install-path="$lib" -q
 sh "$B" --install-path="$lib" --uninstall -q
-after=$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), sort_keys=True))' "$index")
-expect_eq "$after" "$before" "the index after B came and went, A's pieces missing"
-echo "K	garbage" >>"$root/$(ls "$root" | grep -v "^$pa$" | grep static_kernel_ | head -1)/index_pieces.gz" 2>/dev/null || true
+expect_eq "$(canonical)" "$before" "the index after B came and went, A's pieces missing"
+
+step "a package's index pieces damaged: its manifest serves instead, and every kernel is listed"
+# A and B installed, B's pieces whole: the indexes that A's uninstall and install again make from
+# them are those to make from B's manifest when its pieces are damaged.
 sh "$B" --install-path="$lib" -q
-expect_eq "$(check_library "$lib")" "$nb" "kernels listed with damaged pieces"
+pieces=$root/$pb/index_pieces.gz
+[ -f "$pieces" ] || fail "no index pieces beside $pb"
+cp "$pieces" pieces.whole
+sh "$A" --install-path="$lib" --uninstall -q
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A went, B's pieces whole"
+only_b=$(canonical)
+sh "$A" --install-path="$lib" -q
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A came again, B's pieces whole"
+both=$(canonical)
+# Each damage: a line that is not as skb writes it (in a gzip stream that reads well), the gzip
+# stream cut in half, bytes that are no gzip at all.
+for damage in line cut garbage; do
+  python3 - "$damage" pieces.whole "$pieces" <<'PY'
+import gzip, sys
+damage, whole, out = sys.argv[1:]
+data = open(whole, "rb").read()
+if damage == "line":
+    data = gzip.compress(gzip.decompress(data) + b"K\tgarbage\n")
+elif damage == "cut":
+    data = data[: len(data) // 2]
+else:
+    data = b"K\tgarbage\n"
+open(out, "wb").write(data)
+PY
+  sh "$A" --install-path="$lib" --uninstall -q || fail "A's uninstall beside B's pieces damaged ($damage)"
+  expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A went, B's pieces damaged ($damage)"
+  expect_eq "$(canonical)" "$only_b" "the index after A went, B's pieces damaged ($damage)"
+  sh "$A" --install-path="$lib" -q || fail "A's install beside B's pieces damaged ($damage)"
+  expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A came again, B's pieces damaged ($damage)"
+  expect_eq "$(canonical)" "$both" "the index after A came again, B's pieces damaged ($damage)"
+done
 echo PASS

@@ -40,15 +40,22 @@ expect_eq "$(check_library "$lib")" "$before" "kernels listed"
 step "the installer runs with huge-page malloc"
 # (glibc shortens the string in /proc/PID/environ as it parses it, so a GLIBC_TUNABLES of the
 # user's, which the stub passes after this one, would not show there.)
-SKB_LOCK_TIMEOUT=3 sh "$B" --install-path="$lib" -q 2>/dev/null &
+# The stub execs the installer in its own process, which names itself skb-install first thing; it
+# then waits for the held lock (a minute at most) while its environment is read, and is ended.
+SKB_LOCK_TIMEOUT=60 sh "$B" --install-path="$lib" -q 2>/dev/null &
 waiter=$!
-for _ in $(seq 100); do
-  [ "$(cat /proc/$waiter/comm 2>/dev/null)" != skb-install ] || break
+started=
+for _ in $(seq 1200); do
+  if [ "$(cat "/proc/$waiter/comm" 2>/dev/null)" = skb-install ]; then started=1; break; fi
+  kill -0 "$waiter" 2>/dev/null || break
   sleep 0.05
 done
-tunables=$(tr '\0' '\n' < /proc/$waiter/environ | grep '^GLIBC_TUNABLES=' || true)
+[ -n "$started" ] || fail "the installer did not start within 60 s, or ended first"
+tunables=$(tr '\0' '\n' <"/proc/$waiter/environ" | grep '^GLIBC_TUNABLES=' || true)
+kill "$waiter"
 wait "$waiter" 2>/dev/null || true
 expect_eq "$tunables" "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" "the installer's GLIBC_TUNABLES"
+expect_eq "$(check_library "$lib")" "$before" "kernels listed after the ended waiter"
 
 step "uninstall waits the same way"
 rc=0; SKB_LOCK_TIMEOUT=1 sh "$A" --install-path="$lib" --uninstall -q 2>err || rc=$?
