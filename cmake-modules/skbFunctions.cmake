@@ -1,7 +1,7 @@
 # skb_add_static_kernels(<name> OP_PARAMS <dir>... [TOOLCHAIN host|<file>] [SOC <soc>]
 #                        [JOBS <n>] [LAUNCHER <cmd>...] [COMPRESSION gzip|zstd|xz] [STRICT]
 #                        [CACHE <url>] [SIGN_KEY <file>] [TRUSTED_KEYS <file>] [BASE <run> [SELF_CONTAINED]]
-#                        [OUTPUT_VARIABLE <var>])
+#                        [PAYOFF <file>] [OUTPUT_VARIABLE <var>])
 #
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
 # static-shape kernel per distinct op call and packages them. The package is
@@ -21,9 +21,10 @@
 # BASE names a .run the package is a delta on: it carries only the kernels that one lacks, and
 # installs where that one's kernels are (skb-package --base). Such a delta also leaves out the
 # installer when the base's is the same, and runs the copy the base left in the library;
-# SELF_CONTAINED keeps it in (skb-package --self-contained).
+# SELF_CONTAINED keeps it in (skb-package --self-contained). PAYOFF names `skb bench` evidence of
+# the target's machine class: the static kernels it found slower are left out (skb-package --payoff).
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT;SELF_CONTAINED" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT;SELF_CONTAINED" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;PAYOFF;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -72,13 +73,13 @@ function(skb_add_static_kernels name)
   if(arg_CACHE)
     list(APPEND gen_args --cache "${arg_CACHE}")
   endif()
-  foreach(option SIGN_KEY TRUSTED_KEYS BASE)
+  foreach(option SIGN_KEY TRUSTED_KEYS BASE PAYOFF)
     if(arg_${option})
       get_filename_component(file "${arg_${option}}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
       string(TOLOWER "${option}" flag)
       string(REPLACE "_" "-" flag "${flag}")
-      if(option STREQUAL "BASE")
-        set(flag "package-base")
+      if(option STREQUAL "BASE" OR option STREQUAL "PAYOFF")
+        set(flag "package-${flag}")
       endif()
       list(APPEND gen_args "--${flag}" "${file}")
     endif()

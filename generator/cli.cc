@@ -98,6 +98,9 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_flag("--package-self-contained", o.package_self_contained,
                "With --package-base: the delta carries its installer even when the base's is the same one")
       ->needs(base);
+  app.add_option("--package-payoff", o.package_payoff,
+                 "Leave out of the package the static kernels that this skb bench evidence (of the target's "
+                 "machine class) found slower than their dynamic twins (skb-package --payoff)");
   app.add_option("--package-name", o.package_name,
                  "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)");
   app.add_option("--depfile", o.depfile,

@@ -180,6 +180,8 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   if (!o.package_base.empty())
     args.insert(args.end(), {"--package-base", fs::absolute(o.package_base).lexically_normal().string()});
   if (o.package_self_contained) args.push_back("--package-self-contained");
+  if (!o.package_payoff.empty())
+    args.insert(args.end(), {"--package-payoff", fs::absolute(o.package_payoff).lexically_normal().string()});
   if (!o.depfile.empty()) args.insert(args.end(), {"--depfile", fs::absolute(o.depfile).lexically_normal().string()});
   // Always one or the other: SKB_CACHE, SKB_CACHE_DIR and skb.conf are read once, at the first
   // generation, not at each rerun.
@@ -261,6 +263,9 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       in.package_args.insert(in.package_args.end(),
                              {"--base", fs::absolute(o.package_base).lexically_normal().string()});
     if (o.package_self_contained) in.package_args.push_back("--self-contained");
+    if (!o.package_payoff.empty())
+      in.package_args.insert(in.package_args.end(),
+                             {"--payoff", fs::absolute(o.package_payoff).lexically_normal().string()});
     // The key's path, never the key: the packaging step reads it.
     if (!o.sign_key.empty())
       in.package_args.insert(in.package_args.end(),

@@ -25,6 +25,7 @@ struct Options {
   std::string package_name;             // the package's fixed name; empty: static_kernel_<datetime>_<digest>
   std::filesystem::path package_base;   // make the package a delta on this .run (skb-package --base)
   bool package_self_contained = false;  // ... that carries its installer (skb-package --self-contained)
+  std::filesystem::path package_payoff;  // leave out what this evidence found slower (skb-package --payoff)
   unsigned threads = 0;                 // 0: one per core
   std::filesystem::path depfile;        // optional: a Make-style depfile of what the generation read
   std::string cache;                    // the kernel store's URL; empty: none

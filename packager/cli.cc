@@ -85,7 +85,7 @@ op records ("no op records in DIR"; nothing is written).
 struct WholeJob {
   std::vector<std::string> dirs, launcher;
   std::string soc, toolchain = "host", compression = "gzip", log, fast, super_kernel_options, cache, cache_max_size,
-                   sign_key, trusted_keys, base;
+                   sign_key, trusted_keys, base, payoff;
   unsigned jobs = 0;
   bool dynamic = false, quiet = false, count = false, super_kernel = false, cann_output = false,
        cache_read_only = false, self_contained = false;
@@ -191,6 +191,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (!job.cache_max_size.empty()) gen.insert(gen.end(), {"--cache-max-size", job.cache_max_size});
   if (!job.sign_key.empty()) gen.insert(gen.end(), {"--sign-key", job.sign_key});
   if (!job.base.empty()) gen.insert(gen.end(), {"--package-base", job.base});
+  if (!job.payoff.empty()) gen.insert(gen.end(), {"--package-payoff", job.payoff});
   if (job.self_contained) gen.push_back("--package-self-contained");
   if (!job.trusted_keys.empty()) gen.insert(gen.end(), {"--trusted-keys", job.trusted_keys});
   if (work) gen.push_back("--lookup-now");  // a one-shot build: only what the stores lack gets a compile step
@@ -245,14 +246,14 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       "With -p it does the whole job, and takes CANN's op_compiler command line.");
   app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
-  std::string build_dir, output, records_from, stamp, name, payoff;
+  std::string build_dir, output, records_from, stamp, name;
   WholeJob job;
   bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output,
                  "Where the .run goes (default: the build folder); with -p, a folder or a path ending in .run");
   app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
-  app.add_option("--payoff", payoff,
+  app.add_option("--payoff", job.payoff,
                  "Leave out the static kernels that skb bench's evidence FILE (of the target's machine class) "
                  "found slower than their dynamic twins; the manifest says which and why");
   app.add_flag("--force", force, "Replace an existing package of the same name and other contents");
@@ -303,10 +304,6 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   common::Diag out_diag(diag.program(), job.quiet);
   if (!job.dirs.empty()) {
     if (job.count) return count_records(job.dirs);
-    if (!payoff.empty()) {
-      diag.error("--payoff: package the build folder (skb-package BUILD_DIR --payoff FILE); -p does not take it");
-      return 2;
-    }
     if (output.empty() || !build_dir.empty()) {
       diag.error("with -p, give the destination as -o DEST and no positional folder (see --help)");
       return 2;
@@ -338,7 +335,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   o.sign_key = job.sign_key;
   o.base = job.base;
   o.self_contained = job.self_contained;
-  o.payoff = payoff;
+  o.payoff = job.payoff;
   PackageResult r = make_package(o);
   out_diag.note(fmt::format("{} {} ({} kernels, {} bytes, sha256 {}, {})", r.unchanged ? "unchanged" : "wrote",
                             r.run.string(), r.kernels, r.size, r.sha256,

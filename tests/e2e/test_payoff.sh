@@ -51,6 +51,9 @@ run2=$(cat run2.txt)
 [ "$(sh "$run2" --list | grep -c '^Add_')" -le 1 ] || fail "the slower static kernels are still in the package"
 skb verify "$run2" | tee verify.txt
 expect_eq "$(grep -c '^  left out Add_.*: measured .*x the time of its dynamic twin' verify.txt)" "2" "kernels left out"
+skb-package -p dump -o pkg --toolchain "$PWD/slow.json" --dynamic --payoff "$PWD/evidence.json" -q > run3.txt
+skb verify "$(cat run3.txt)" | grep -c '^  left out Add_' > n.txt
+expect_eq "$(cat n.txt)" "2" "kernels the whole job (-p) left out"
 printf '{"format": 1}' > bad.json
 if skb-package pkg/.skb -o pkg3 --payoff bad.json -q 2>err.txt; then fail "invalid evidence packaged"; fi
 grep -q "bad.json: /machine_class" err.txt || fail "invalid evidence not refused by file and pointer: $(cat err.txt)"
