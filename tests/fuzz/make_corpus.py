@@ -402,7 +402,7 @@ dev_pub, dev_sig = ed25519(2, msg)
 ci_line, dev_line = "ci-1:" + ci_pub, "dev:" + dev_pub
 put("trust", "valid_one_key", "%s\n--\nci-1:%s\n" % (ci_line, ci_sig))
 put("trust", "valid_rotation", "# CI keys\n\n%s\n  %s  \n--\ndev:%s\n" % (ci_line, dev_line, dev_sig))
-put("trust", "valid_file_unsigned", "%s\n" % ci_line)
+put("trust", "unsigned_file", "%s\n" % ci_line)  # a trust file that reads, and nothing it signs
 flipped = bytearray(base64.b64decode(ci_sig)); flipped[3] ^= 1
 put("trust", "hostile_flipped_signature", "%s\n--\nci-1:%s\n" % (ci_line, base64.b64encode(bytes(flipped)).decode()))
 put("trust", "hostile_truncated_signature", "%s\n--\nci-1:%s\n" % (ci_line, ci_sig[:40]))

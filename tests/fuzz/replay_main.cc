@@ -1,11 +1,14 @@
 // Runs a fuzz target once on each file of the corpus folders (and files) given: the corpus as
-// an ordinary test, with any compiler. Exit 0 when every input ran and no input named
-// hostile_* was accepted; 1 otherwise. A finding aborts, as under libFuzzer.
+// an ordinary test, with any compiler. Exit 0 when every input ran, no input named hostile_* was
+// accepted and every input named valid (valid.json, valid_*) was: a hostile input is the twin of a
+// valid one with one thing wrong, so it is refused for that thing only when its twin is accepted.
+// 1 otherwise. A finding aborts, as under libFuzzer.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <vector>
 
 #include "tests/fuzz/fuzz_target.h"
@@ -27,21 +30,28 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(inputs.begin(), inputs.end());
-  std::size_t accepted = 0, hostile = 0, wrongly_accepted = 0;
+  std::size_t accepted = 0, hostile = 0, wrongly_accepted = 0, valid = 0, wrongly_refused = 0;
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     skb_fuzz_accepted = false;
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
-    bool is_hostile = path.filename().string().rfind("hostile_", 0) == 0;
+    const std::string name = path.filename().string();
+    bool is_hostile = name.rfind("hostile_", 0) == 0;
+    bool is_valid = name == "valid" || name.rfind("valid.", 0) == 0 || name.rfind("valid_", 0) == 0;
     accepted += skb_fuzz_accepted;
     hostile += is_hostile;
+    valid += is_valid;
     if (is_hostile && skb_fuzz_accepted) {
       std::fprintf(stderr, "%s: a hostile input was accepted\n", path.c_str());
       ++wrongly_accepted;
     }
+    if (is_valid && !skb_fuzz_accepted) {
+      std::fprintf(stderr, "%s: a valid input was refused\n", path.c_str());
+      ++wrongly_refused;
+    }
   }
-  std::printf("%zu inputs ran: %zu accepted, %zu hostile refused\n", inputs.size(), accepted,
-              hostile - wrongly_accepted);
-  return inputs.empty() || wrongly_accepted ? 1 : 0;
+  std::printf("%zu inputs ran: %zu accepted (%zu valid ones of %zu), %zu hostile refused (of %zu)\n", inputs.size(),
+              accepted, valid - wrongly_refused, valid, hostile - wrongly_accepted, hostile);
+  return inputs.empty() || wrongly_accepted || wrongly_refused ? 1 : 0;
 }
