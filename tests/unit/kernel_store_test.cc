@@ -358,25 +358,28 @@ namespace {
 namespace fs = std::filesystem;
 
 // A claim in a file store: O_EXCL makes one claimant of many; it is renewed and released only by
-// its own token, and lapses by itself when nothing renews it.
+// its own token, and lapses by itself when nothing renews it. The live claims' lease is a minute,
+// so that no pause of the test (a loaded machine, a sanitizer) lets one lapse; the claim meant to
+// lapse has a lease of 1 ms, so that any pause only makes it lapse surer.
 TEST(KernelStore, AFileStoreClaimIsALeaseThatLapsesByItself) {
   fs::path root = test::scratch_dir() / "store";
   auto store = store::open_store(store::parse_location("file://" + root.string()), 0);
   using Claim = store::Store::Claim;
-  EXPECT_EQ(store->claim("k", "a", 300), Claim::kOurs);
-  EXPECT_EQ(store->claim("k", "b", 300), Claim::kTheirs);
+  constexpr unsigned kLive = 60'000;
+  EXPECT_EQ(store->claim("k", "a", kLive), Claim::kOurs);
+  EXPECT_EQ(store->claim("k", "b", kLive), Claim::kTheirs);
   EXPECT_EQ(store->claimant("k"), "a");
-  EXPECT_FALSE(store->renew("k", "b", 300));
-  EXPECT_TRUE(store->renew("k", "a", 300));
+  EXPECT_FALSE(store->renew("k", "b", kLive));
+  EXPECT_TRUE(store->renew("k", "a", kLive));
   store->release("k", "b");  // not b's to give up
   EXPECT_EQ(store->claimant("k"), "a");
   store->release("k", "a");
   EXPECT_FALSE(store->claimant("k").has_value());
-  EXPECT_EQ(store->claim("k", "b", 100), Claim::kOurs);
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  EXPECT_EQ(store->claim("k", "b", 1), Claim::kOurs);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(store->claimant("k").has_value());  // lapsed: nothing renewed it
-  EXPECT_EQ(store->claim("k", "c", 5000), Claim::kOurs);
-  EXPECT_FALSE(store->renew("k", "b", 100));  // b's lapsed claim is c's now
+  EXPECT_EQ(store->claim("k", "c", kLive), Claim::kOurs);
+  EXPECT_FALSE(store->renew("k", "b", 1));  // b's lapsed claim is c's now
   EXPECT_EQ(store->claimant("k"), "c");
   EXPECT_EQ(store::parse_location("file://" + root.string() + "?mode=ro").read_only, true);
 }
