@@ -5,6 +5,7 @@
 # is whole on its own once installed: uninstalling OLD leaves it intact. kill -9 during its
 # install leaves a consistent library.
 source "$(dirname "$0")/lib.sh"
+own_libraries  # the stub looks for the library's installer in /usr/local/skb and HOME too
 ci_store
 export SOURCE_DATE_EPOCH=1700000000
 make_dump dump_a --ranks 1 --seqs 8 --hidden 16 --heads 2
@@ -15,12 +16,12 @@ D=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_d --base "$A")
 S=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b out_s --base "$A" --self-contained)
 na=$(json_get out_a/.skb/package.json 'j["kernels"]'); nb=$(json_get out_b/.skb/package.json 'j["kernels"]')
 pa=$(basename "$A" .run); pd=$(basename "$D" .run)
-# The stub looks for the library's installer where the installer would install, HOME's included:
-# none of the machine user's.
-export HOME=$PWD/home
-unset SKB_INSTALL_PATH ASCEND_OPP_PATH ASCEND_HOME_PATH
 
 step "the delta carries only what A lacks, and no installer, and says so"
+# Its manifest lists B's files, each carried exactly when A has no file of its bytes, and its payload
+# holds the carried ones, with those bytes (the self-contained delta's the same).
+python3 "$SKB_SOURCE/tests/tools/check_delta.py" "$A" "$D" --lists "$B" --same-payload "$S" ||
+  fail "the delta does not carry exactly what A lacks"
 field() { grep -a -m1 "^$2=" "$1" | cut -d= -f2; }
 echo "    payload: full $(field "$B" skb_payload_size) bytes, delta $(field "$D" skb_payload_size) bytes;" \
   ".run: $(stat -c %s "$B"), $(stat -c %s "$D") and, self-contained, $(stat -c %s "$S")"
@@ -44,10 +45,14 @@ rc=0; sh "$D" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status (no installer to run)"
 grep -q "this delta package carries no installer: it runs the one its base $pa left" refused.err ||
   fail "the refusal: $(cat refused.err)"
+[ ! -e empty ] || fail "written where the delta was refused: $(find empty)"
 rc=0; sh "$S" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status (self-contained)"
 grep -q "$pd is a delta on $pa, and this library lacks" refused.err || fail "the refusal: $(cat refused.err)"
-[ -z "$(ls "$(lib_root empty)" 2>/dev/null | grep static_kernel_)" ] || fail "a package folder was written"
+# The installer decides under the library's lock: the lock file (and the folders it is in) is all
+# that a refusal leaves.
+expect_eq "$(cd empty && find . -mindepth 1 | sort | tr '\n' ' ')" "./opp ./opp/static_kernel ./opp/static_kernel/.ai_core.lock " \
+  "what the refused self-contained delta left"
 
 step "on A, it installs whole; A uninstalled, it stays whole"
 sh "$A" --install-path="$PWD/lib" -q
@@ -65,10 +70,14 @@ expect_eq "$(sh "$D" --install-path="$PWD/lib" --list | grep -c "	from $pa$")" "
 step "A's kernels under another installer: the delta is refused, the self-contained one installs"
 sh "$A" --install-path="$PWD/lib_x" -q
 printf '#!/bin/sh\necho impostor\nexit 42\n' > "$(lib_root lib_x)/bin/skb-install"
+# Each file and folder of a library: its kind, mode, size and bytes' sha256.
+tree_of() { (cd "$1" && find . -printf '%y %m %s %p\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+before=$(tree_of lib_x)
 rc=0; sh "$D" --install-path="$PWD/lib_x" -q >out.txt 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status"
 ! grep -q impostor out.txt refused.err || fail "the stub ran an installer of other bytes"
 grep -q "carries no installer" refused.err || fail "the refusal: $(cat refused.err)"
+expect_eq "$(tree_of lib_x)" "$before" "the library that refused the delta"
 sh "$S" --install-path="$PWD/lib_x" -q >out.txt
 ! grep -q impostor out.txt || fail "the stub ran an installer of other bytes"
 expect_eq "$(check_library lib_x)" "$nb" "kernels listed after the self-contained delta"
@@ -77,6 +86,17 @@ step "it installs where another package holds A's kernels (the full B), by conte
 sh "$B" --install-path="$PWD/lib_b" -q
 sh "$D" --install-path="$PWD/lib_b" -q
 expect_eq "$(check_library lib_b)" "$nb" "kernels listed"
+# Each file the delta does not carry is B's file of the same bytes (a link to it), whatever its path.
+python3 - "$(lib_root lib_b)" "$(basename "$B" .run)" "$pd" <<'PY' || fail "the delta's files are not B's"
+import json, os, sys
+root, pb, pd = sys.argv[1:]
+inode = lambda p, f: os.stat(os.path.join(root, p, f)).st_ino
+of_b = {f["sha256"]: inode(pb, f["path"]) for f in json.load(open(os.path.join(root, pb, "manifest.json")))["files"]}
+taken = [f for f in json.load(open(os.path.join(root, pd, "manifest.json")))["files"] if not f.get("carried", True)]
+assert taken, "the delta takes no file from the library"
+for f in taken:
+    assert inode(pd, f["path"]) == of_b[f["sha256"]], f["path"]
+PY
 
 step "kill -9 during the delta's install: always consistent, and the next run finishes"
 lib=$PWD/lib_k
