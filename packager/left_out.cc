@@ -20,16 +20,23 @@ Payoff read_payoff_file(const std::filesystem::path& file) {
 }
 
 std::size_t leave_out_slower(Collected& c, const Payoff& evidence) {
-  std::map<std::string, const KernelPayoff*> slower;  // by key
-  for (const auto& k : evidence.kernels)
-    if (k.verdict == kSlower) slower.emplace(k.key, &k);
   std::map<std::string, std::string> file_sha;  // the package's bytes, by path
   for (const auto& f : c.manifest.files) file_sha.emplace(f.path, f.sha256);
   std::vector<std::string> prefixes;  // <soc>/<op>/<name>. of each kernel left out
+  std::map<std::string, const KernelPayoff*> by_key;  // every verdict
+  for (const auto& k : evidence.kernels) by_key.emplace(k.key, &k);
+  c.manifest.measured_on = fmt::format("{} ({}), skb {}, {}", evidence.machine, evidence.machine_class,
+                                       evidence.skb_version, evidence.measured);
   std::vector<PackageKernel> kept;
   for (auto& k : c.manifest.kernels) {
-    auto it = k.variant == "static" ? slower.find(k.key) : slower.end();
-    if (it == slower.end() || file_sha[k.bin] != it->second->sha256) {
+    auto it = k.variant == "static" ? by_key.find(k.key) : by_key.end();
+    if (it == by_key.end() || file_sha[k.bin] != it->second->sha256) {  // not measured, or rebuilt since
+      kept.push_back(std::move(k));
+      continue;
+    }
+    if (it->second->verdict != kSlower) {
+      const KernelPayoff& p = *it->second;
+      c.manifest.measured.push_back({k.name, p.verdict, p.ratio, p.low, p.high});
       kept.push_back(std::move(k));
       continue;
     }
@@ -57,6 +64,8 @@ std::size_t leave_out_slower(Collected& c, const Payoff& evidence) {
   c.files = std::move(sources);
   c.manifest.installed_size = 0;
   for (const auto& f : c.manifest.files) c.manifest.installed_size += f.size;
+  std::sort(c.manifest.measured.begin(), c.manifest.measured.end(),
+            [](const MeasuredKernel& a, const MeasuredKernel& b) { return a.name < b.name; });
   std::sort(c.manifest.left_out.begin(), c.manifest.left_out.end(),
             [](const LeftOutKernel& a, const LeftOutKernel& b) { return a.name < b.name; });
   return prefixes.size();

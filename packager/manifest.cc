@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "packager/payoff_evidence.h"
 
 namespace skb::packager {
 using common::Field;
@@ -110,6 +111,12 @@ std::string manifest_json(const Manifest& m) {
     j["left_out"] = Json::array();
     for (const auto& k : m.left_out) j["left_out"].push_back({{"kernel", k.name}, {"reason", k.reason}});
   }
+  if (!m.measured_on.empty()) {
+    j["payoff"] = {{"measured_on", m.measured_on}, {"kernels", Json::array()}};
+    for (const auto& k : m.measured)
+      j["payoff"]["kernels"].push_back(
+          {{"kernel", k.name}, {"verdict", k.verdict}, {"ratio", k.ratio}, {"low", k.low}, {"high", k.high}});
+  }
   return j.dump(1) + "\n";
 }
 
@@ -134,6 +141,19 @@ Manifest parse_manifest(const Json& doc) {
     Field left = root.at("left_out");
     for (std::size_t i = 0, n = left.array_size(1 << 22); i < n; ++i) {
       m.left_out.push_back({name_field(left.at(i).at("kernel")), left.at(i).at("reason").string(1024)});
+    }
+  }
+  if (root.has("payoff")) {
+    Field payoff = root.at("payoff");
+    m.measured_on = payoff.at("measured_on").string(512);
+    Field kernels = payoff.at("kernels");
+    for (std::size_t i = 0, n = kernels.array_size(1 << 22); i < n; ++i) {
+      Field k = kernels.at(i);
+      MeasuredKernel mk{name_field(k.at("kernel")), k.at("verdict").string(16), k.at("ratio").number(),
+                        k.at("low").number(), k.at("high").number()};
+      if (mk.verdict != kFaster && mk.verdict != kSlower && mk.verdict != kNoDifference)
+        k.at("verdict").fail("expected faster, slower or same");
+      m.measured.push_back(std::move(mk));
     }
   }
   m.installed_size = static_cast<std::uint64_t>(root.at("installed_size").integer(0, std::int64_t{1} << 50));

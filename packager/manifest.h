@@ -49,6 +49,13 @@ struct LeftOutKernel {
   std::string name, reason;
 };
 
+/// A static kernel the package keeps whose payoff was measured (skb-package --payoff): its
+/// verdict and the ratio static time / dynamic time with its 95% interval.
+struct MeasuredKernel {
+  std::string name, verdict;
+  double ratio = 1, low = 1, high = 1;
+};
+
 /// manifest.json: the first entry of every payload, and kept in each installed package.
 struct Manifest {
   int format = 1;
@@ -62,6 +69,8 @@ struct Manifest {
   std::vector<PackageFile> files;      // sorted by path
   std::uint64_t installed_size = 0;    // sum of file sizes
   std::vector<LeftOutKernel> left_out;  // sorted by name
+  std::string measured_on;              // where the payoff evidence was measured; "" without one
+  std::vector<MeasuredKernel> measured;  // sorted by name
 
   /// How many of its files a delta package takes from its base (0 for a whole package).
   std::size_t files_from_base() const;
