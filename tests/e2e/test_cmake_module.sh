@@ -130,6 +130,8 @@ cmake --build delta >delta.log 2>&1 || fail "build delta: $(tail -10 delta.log)"
 sh delta/model_kernels/static_kernel.run --info | grep -q "^base:        static_kernel_.* (a delta: [1-9][0-9]* of its" ||
   fail "the package is not a delta: $(sh delta/model_kernels/static_kernel.run --info)"
 [ "$(stat -c %s delta/model_kernels/static_kernel.run)" -lt "$(stat -c %s base.run)" ] || fail "the delta is not smaller"
+python3 "$SKB_SOURCE/tests/tools/check_delta.py" base.run delta/model_kernels/static_kernel.run ||
+  fail "the delta carries a file the base has, or lacks one it does not"
 grep -aq "^skb_installer_size=[1-9]" delta/model_kernels/static_kernel.run || fail "SELF_CONTAINED: no installer carried"
 
 step "bad arguments are reported by the function"
