@@ -265,9 +265,19 @@ void publish_entry(const CompileStep& s, const store::EntryFiles& files) {
   publish_kernel(s, t, files.record);
 }
 
+// What a step of this kernel that was killed left: its temp files (<name>.<...>.tmp.<pid>...).
+// Ninja runs one step of a kernel at a time, so none of them is another live step's.
+void remove_leftover_temps(const CompileStep& s) {
+  const std::string prefix = s.name + ".";
+  for (const std::string& file : common::list_dir(s.dir))
+    if (file.rfind(prefix, 0) == 0 && file.find(".tmp.", prefix.size() - 1) != std::string::npos)
+      common::remove_file(s.dir / file);
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
+  remove_leftover_temps(s);
   // The store lookup of this build published it: nothing to compile (the marker goes, so that a
   // later run of this step, as ninja asks for it, compiles).
   std::error_code ec;

@@ -100,8 +100,12 @@ class FileStore : public Store {
   fs::path entry_path(const std::string& key) const { return shard_of(root_, key) / (key + kEntrySuffix); }
   fs::path claim_path(const std::string& key) const { return root_ / "claims" / key; }
 
+  // A claim file without its whole text (its builder was killed between creating and writing
+  // it: a write takes microseconds) lapses after this long, whatever the lease.
+  static constexpr double kPartialClaimMs = 2000;
+
   struct ClaimFile {
-    std::string token;  // "" when there is none (or it cannot be read)
+    std::string token;  // "" when there is none (or it cannot be read, or is not whole)
     bool lapsed = false;
     struct timespec mtime {};
   };
@@ -116,16 +120,19 @@ class FileStore : public Store {
       return c;
     }
     if (!text || ::stat(path.c_str(), &st) != 0) return c;
-    std::size_t nl = text->find('\n');
-    if (nl == std::string::npos) return c;  // being written: a live claim
-    c.token = text->substr(0, nl);
-    unsigned long lease_ms = 0;
-    std::from_chars(text->data() + nl + 1, text->data() + text->size(), lease_ms);
     struct timespec now {};
     ::clock_gettime(CLOCK_REALTIME, &now);
     const double age_ms = (now.tv_sec - st.st_mtim.tv_sec) * 1e3 + (now.tv_nsec - st.st_mtim.tv_nsec) / 1e6;
-    c.lapsed = lease_ms > 0 && age_ms > static_cast<double>(lease_ms);
     c.mtime = st.st_mtim;
+    std::size_t nl = text->find('\n');
+    if (nl == std::string::npos || text->back() != '\n') {  // being written, or its writer was killed
+      c.lapsed = age_ms > kPartialClaimMs;
+      return c;
+    }
+    c.token = text->substr(0, nl);
+    unsigned long lease_ms = 0;
+    std::from_chars(text->data() + nl + 1, text->data() + text->size(), lease_ms);
+    c.lapsed = lease_ms > 0 && age_ms > static_cast<double>(lease_ms);
     return c;
   }
 
@@ -133,7 +140,7 @@ class FileStore : public Store {
   // renewed or replaced it between the look and the rename, the live claim is put back.
   static bool take_over_lapsed(const fs::path& path, const std::string& token) {
     ClaimFile c = read_claim(path);
-    if (c.token.empty() || !c.lapsed) return false;
+    if (!c.lapsed) return false;
     fs::path aside = path.string() + ".lapsed." + token;
     if (::rename(path.c_str(), aside.c_str()) != 0) return errno == ENOENT;  // another took it over first
     ClaimFile moved = read_claim(aside);

@@ -352,7 +352,7 @@ std::optional<EntryFiles> KernelCache::claim(const std::string& name,
     return static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count());
   };
-  bool waiting = false;
+  bool waiting = false, ours = false;
   std::uint64_t said_at = kSayWaitAfterMs;
   // Counts how the step ended: the time it waited, if it did, and whether it took another
   // builder's entry (waiting or not: an entry stored before its own claim was taken).
@@ -364,6 +364,7 @@ std::optional<EntryFiles> KernelCache::claim(const std::string& name,
       Store::Claim c = t.store->claim(key, token, t.where.lease_ms);
       if (c == Store::Claim::kNone) return std::nullopt;
       if (c == Store::Claim::kOurs) {
+        ours = true;
         // Its entry may have come since the lookup missed it: a claimant that stored it and
         // released its claim before this one was taken.
         // (An entry the lookup already found unusable is not said or counted again: it is then
@@ -420,6 +421,12 @@ std::optional<EntryFiles> KernelCache::claim(const std::string& name,
   } catch (const StoreError& e) {
     stop_waiting(false);
     failed(t, e.what(), kCompiling);
+    if (ours && !lease) {  // a claim this step will not compile under: the others need not wait it out
+      try {
+        t.store->release(key, token);
+      } catch (const StoreError&) {
+      }
+    }
     return std::nullopt;
   }
 }

@@ -1,3 +1,6 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -382,6 +385,24 @@ TEST(KernelStore, AFileStoreClaimIsALeaseThatLapsesByItself) {
   EXPECT_FALSE(store->renew("k", "b", 1));  // b's lapsed claim is c's now
   EXPECT_EQ(store->claimant("k"), "c");
   EXPECT_EQ(store::parse_location("file://" + root.string() + "?mode=ro").read_only, true);
+}
+
+TEST(KernelStore, AClaimFileItsBuilderNeverFinishedWritingLapsesInSeconds) {
+  fs::path root = test::scratch_dir() / "store";
+  auto store = store::open_store(store::parse_location("file://" + root.string()), 0);
+  using Claim = store::Store::Claim;
+  EXPECT_EQ(store->claim("k", "a", 60'000), Claim::kOurs);
+  fs::path file = root / "claims" / "k";
+  ASSERT_TRUE(fs::exists(file));
+  test::write_text(file, "");  // killed between creating it and writing it
+  EXPECT_EQ(store->claim("k", "b", 60'000), Claim::kTheirs) << "a claim being written is live";
+  struct timespec old[2] = {{0, UTIME_OMIT}, {::time(nullptr) - 3, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), old, 0), 0);
+  EXPECT_EQ(store->claim("k", "b", 60'000), Claim::kOurs) << "never finished: taken over";
+  EXPECT_EQ(store->claimant("k"), "b");
+  test::write_text(file, "c\n600");  // cut short in its lease
+  ASSERT_EQ(::utimensat(AT_FDCWD, file.c_str(), old, 0), 0);
+  EXPECT_EQ(store->claim("k", "d", 60'000), Claim::kOurs);
 }
 
 TEST(KernelStore, OfManyBuildersClaimingAtOnceOneGetsTheClaim) {
