@@ -1,6 +1,6 @@
 # Every file system call of a kernel's compile step fails in turn, once with an error (EIO;
 # ENOSPC for writes) and once with SIGKILL (strace's fault injection on the step itself, not the
-# compiler it runs; a spread sample of SKB_FAULT_SAMPLES invocations of each call, default 4):
+# compiler it runs; a spread sample of SKB_FAULT_SAMPLES invocations of each call, default 3):
 # with the kernel store cold (the step compiles and stores) and warm (the step takes the store's
 # entry). After each, every kernel record in the build matches its binary and every store entry
 # reads back whole (`skb cache verify` finds nothing damaged); then `ninja` compiles at most that
@@ -42,7 +42,7 @@ n=\$(echo "\$log" | grep -c 'Compiling .* kernel' || true)
 bash $PWD/check.sh
 EOF
 
-samples=${SKB_FAULT_SAMPLES:-4}
+samples=${SKB_FAULT_SAMPLES:-3}
 failed=0
 scenario() {  # name
   rm -rf "state_$1"

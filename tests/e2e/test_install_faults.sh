@@ -1,6 +1,6 @@
 # Every file system call of an install, an uninstall and an upgrade fails in turn, once with an
 # error (EIO; ENOSPC for writes) and once with SIGKILL (strace's fault injection, on a spread
-# sample of each call's invocations: SKB_FAULT_SAMPLES of them, default 4). After each, a reader
+# sample of each call's invocations: SKB_FAULT_SAMPLES of them, default 3). After each, a reader
 # sees a whole library, a run that did not do all its work exited non-zero with an error, and the
 # same command run again ends in exactly the library a run without a fault makes, byte for byte,
 # with no temporary file left (tests/tools/fault_inject.py).
@@ -46,7 +46,7 @@ with_a=$(make_state a "$A")
 with_b=$(make_state b "$B")
 with_ab=$(make_state ab "$B" "$A")
 
-samples=${SKB_FAULT_SAMPLES:-4}
+samples=${SKB_FAULT_SAMPLES:-3}
 failed=0
 scenario() {  # name state cmd-json
   printf '{"name": "%s", "state": "%s", "root": "opp/static_kernel/ai_core", "samples": %s, "cmd": %s}\n' \
