@@ -59,13 +59,7 @@ int run_verify_command(const VerifyCommand& v) {
     std::printf("%s: OK (header, %spayload and %zu files verified; %s%s)\n", run.package.c_str(),
                 run.installer.size ? "installer, " : "", m.files.size() - from_base, signed_by.c_str(), delta.c_str());
     // skb-package --payoff: the payoff measured on the target, and the kernels it left out.
-    if (!m.measured_on.empty()) {
-      std::size_t faster = 0, same = 0;
-      for (const auto& k : m.measured) ++(k.verdict == packager::kFaster ? faster : same);
-      std::printf("  payoff measured on %s: %zu kept faster than their dynamic twins, %zu with no measurable "
-                  "difference, %zu left out as slower\n",
-                  m.measured_on.c_str(), faster, same, m.left_out.size());
-    }
+    if (!m.measured_on.empty()) std::printf("  payoff %s\n", m.payoff_summary().c_str());
     for (const auto& k : m.left_out) std::printf("  left out %s: %s\n", k.name.c_str(), k.reason.c_str());
     return 0;
   } catch (const VerifyError& e) {

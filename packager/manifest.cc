@@ -70,6 +70,22 @@ bool is_safe_relative_path(std::string_view path) {
   return true;
 }
 
+std::string Manifest::payoff_summary() const {
+  if (measured_on.empty()) return "";
+  std::size_t faster = 0, same = 0;
+  for (const auto& k : measured) ++(k.verdict == kFaster ? faster : same);
+  return fmt::format(
+      "measured on {}: {} kept faster than their dynamic twins, {} with no measurable difference, {} left out as "
+      "slower",
+      measured_on, faster, same, left_out.size());
+}
+
+std::string Manifest::payoff_of(const std::string& kernel) const {
+  auto it = std::find_if(measured.begin(), measured.end(), [&](const MeasuredKernel& k) { return k.name == kernel; });
+  if (it == measured.end() || it->name != kernel) return "";
+  return fmt::format("{}, {:.2f}x ({:.2f}-{:.2f})", it->verdict, it->ratio, it->low, it->high);
+}
+
 std::size_t Manifest::files_from_base() const {
   return static_cast<std::size_t>(
       std::count_if(files.begin(), files.end(), [](const PackageFile& f) { return !f.carried; }));

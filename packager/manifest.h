@@ -74,6 +74,11 @@ struct Manifest {
 
   /// How many of its files a delta package takes from its base (0 for a whole package).
   std::size_t files_from_base() const;
+  /// The payoff it was packaged with (skb-package --payoff), in one line: "measured on <class>:
+  /// N kept faster than their dynamic twins, ..."; "" when it was packaged without one.
+  std::string payoff_summary() const;
+  /// A kept kernel's measured payoff, "faster, 0.62x (0.60-0.65)"; "" when it was not measured.
+  std::string payoff_of(const std::string& kernel) const;
 };
 
 inline constexpr const char* kManifestName = "manifest.json";

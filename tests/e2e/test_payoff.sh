@@ -53,6 +53,10 @@ skb verify "$run2" | tee verify.txt
 expect_eq "$(grep -c '^  left out Add_.*: measured .*x the time of its dynamic twin' verify.txt)" "2" "kernels left out"
 grep -q "^  payoff measured on .*(cpu-.*), skb .*: 0 kept faster than their dynamic twins, 0 with no measurable difference, 2 left out as slower$" verify.txt ||
   fail "skb verify does not show the measured payoff"
+sh "$run2" --info > info.txt
+grep -q "^payoff:      measured on .*(cpu-.*), skb .*: 0 kept faster .*, 2 left out as slower$" info.txt ||
+  fail "--info does not show the measured payoff: $(cat info.txt)"
+expect_eq "$(grep -c '^left out:    Add_.*: measured .*x the time of its dynamic twin' info.txt)" "2" "--info's kernels left out"
 skb-package -p dump -o pkg --toolchain "$PWD/slow.json" --dynamic --payoff "$PWD/evidence.json" -q > run3.txt
 skb verify "$(cat run3.txt)" | grep -c '^  left out Add_' > n.txt
 expect_eq "$(cat n.txt)" "2" "kernels the whole job (-p) left out"
