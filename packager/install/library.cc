@@ -73,6 +73,14 @@ struct StagedIndexes {
   std::map<std::string, std::string> own;  // soc: the package's own binary_info_config.json
 };
 
+// The files of a delta package that its base holds (none for a whole package).
+std::vector<const packager::PackageFile*> base_files(const packager::Manifest& m) {
+  std::vector<const packager::PackageFile*> from_base;
+  for (const auto& f : m.files)
+    if (!f.carried) from_base.push_back(&f);
+  return from_base;
+}
+
 // The deepest folder of `path` that exists (path itself when it does).
 fs::path nearest_folder(fs::path path) {
   std::error_code ec;
@@ -382,6 +390,9 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
     pm = read_checked_manifest(payload);
   else
     verify_payload_hash(payload);
+  // A delta's base cannot be in a library that is not there: refused before anything is made,
+  // not even the lock file (whose absence means that no library was ever made here).
+  if (pm && !lock && !common::path_exists(root_)) check_base_files(pm->manifest, base_files(pm->manifest), {});
   ensure_parent();
   if (!lock) lock = std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
   first.reset();
@@ -429,10 +440,8 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // A delta package's other files must be in the library, byte for byte, before anything is
   // written (a package with all its files, whichever holds them).
   InstalledFiles installed = installed_files(m);
-  std::vector<const packager::PackageFile*> from_base;
-  for (const auto& f : m.files)
-    if (!f.carried) from_base.push_back(&f);
-  if (!from_base.empty()) check_base_files(m, from_base, installed);
+  std::vector<const packager::PackageFile*> from_base = base_files(m);
+  check_base_files(m, from_base, installed);
 
   const PackagePieces pieces = pieces_of(m);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());

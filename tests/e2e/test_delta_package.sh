@@ -49,10 +49,8 @@ grep -q "this delta package carries no installer: it runs the one its base $pa l
 rc=0; sh "$S" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status (self-contained)"
 grep -q "$pd is a delta on $pa, and this library lacks" refused.err || fail "the refusal: $(cat refused.err)"
-# The installer decides under the library's lock: the lock file (and the folders it is in) is all
-# that a refusal leaves.
-expect_eq "$(cd empty && find . -mindepth 1 | sort | tr '\n' ' ')" "./opp ./opp/static_kernel ./opp/static_kernel/.ai_core.lock " \
-  "what the refused self-contained delta left"
+# Where no library is, the base cannot be: refused before anything is made, the lock file included.
+[ ! -e empty ] || fail "written where the self-contained delta was refused: $(find empty)"
 
 step "on A, it installs whole; A uninstalled, it stays whole"
 sh "$A" --install-path="$PWD/lib" -q
