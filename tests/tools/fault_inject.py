@@ -154,9 +154,11 @@ def fresh_copy(sc, work, name):
 
 
 def spread(n, k):
-    """k invocation numbers spread over 1..n, the first and the last included."""
+    """k invocation numbers spread over 1..n, the first and the last included (one: the middle)."""
     if n <= k:
         return list(range(1, n + 1))
+    if k == 1:
+        return [1 + (n - 1) // 2]
     return sorted({1 + round(i * (n - 1) / (k - 1)) for i in range(k)})
 
 
