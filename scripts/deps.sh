@@ -3,11 +3,12 @@
 SKB_PACKAGES="cmake ninja-build g++ pkg-config python3
   nlohmann-json3-dev libfmt-dev libcli11-dev libssl-dev libgtest-dev libbenchmark-dev libopenblas-dev
   libarchive-dev zlib1g-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev libacl1-dev libxml2-dev nettle-dev
-  libcurl4-openssl-dev libhiredis-dev libsodium-dev libdeflate-dev"
+  libcurl4-openssl-dev libhiredis-dev libsodium-dev libdeflate-dev help2man"
 # (the -dev packages after libarchive-dev give the static libraries that the installer inside
 # every .run is linked with; libcurl and hiredis are the kernel store's HTTP and redis clients;
 # libsodium verifies signatures in that installer, where OpenSSL's would triple its size; libdeflate
-# packs and unpacks gzip at twice zlib's speed, a payload's blocks on all cores)
+# packs and unpacks gzip at twice zlib's speed, a payload's blocks on all cores; help2man makes the
+# man pages from each program's --help, cmake-modules/SkbDocs.cmake)
 # What the test suite adds: the real scale-out engines and kernel stores it runs on loopback
 # (nginx-light has the WebDAV module), clang++ for a toolchain profile of the user's own,
 # numpy, the oracle kernels are checked against (for Debian's /usr/bin/python3), and dpkg-dev, with
