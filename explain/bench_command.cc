@@ -102,18 +102,6 @@ std::map<std::string, Call> calls_by_key(const std::vector<std::string>& dirs, s
   return calls;
 }
 
-std::vector<const void*> const_pointers(const std::vector<reference::Buffer>& buffers) {
-  std::vector<const void*> p;
-  for (const auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-  return p;
-}
-
-std::vector<void*> pointers(std::vector<reference::Buffer>& buffers) {
-  std::vector<void*> p;
-  for (auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-  return p;
-}
-
 // One static kernel against its dynamic twin; the reason it cannot be measured, else nothing.
 std::string measure(skb_runtime* rt, const runtime::Index& index, const runtime::IndexEntry& entry, const Call& call,
                     const TimingOptions& o, std::mt19937& rng, runtime::KernelPayoff& out) {
@@ -131,8 +119,8 @@ std::string measure(skb_runtime* rt, const runtime::Index& index, const runtime:
     return "its dynamic kernel is not the one the index lists (was the library changed meanwhile?)";
   auto in = reference::make_inputs(call.record, rng);
   auto out_static = reference::make_outputs(call.record), out_dynamic = reference::make_outputs(call.record);
-  auto in_ptr = const_pointers(in);
-  auto static_ptr = pointers(out_static), dynamic_ptr = pointers(out_dynamic);
+  auto in_ptr = reference::input_pointers(in);
+  auto static_ptr = reference::output_pointers(out_static), dynamic_ptr = reference::output_pointers(out_dynamic);
   if (skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()) != SKB_OK)
     return fmt::format("the static kernel fails: {}", skb_last_error());
   if (skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()) != SKB_OK)

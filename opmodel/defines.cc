@@ -48,6 +48,15 @@ void slot_defines(const char* side, const std::vector<Slot>& slots, Variant vari
       tensor_defines(prefix, s.tensors[0], variant, out);
     } else {
       out.push_back(fmt::format("-D{}_COUNT={}", prefix, s.tensors.size()));
+      // Every shape of the list in one constant: each tensor's rank, then its dims.
+      if (variant == Variant::kStatic && !s.tensors.empty()) {
+        std::vector<std::int64_t> shapes;
+        for (const Tensor& t : s.tensors) {
+          shapes.push_back(static_cast<std::int64_t>(t.shape.size()));
+          shapes.insert(shapes.end(), t.shape.begin(), t.shape.end());
+        }
+        out.push_back(fmt::format("-D{}_SHAPES={}", prefix, fmt::join(shapes, ",")));
+      }
       for (std::size_t j = 0; j < s.tensors.size(); ++j)
         tensor_defines(fmt::format("{}_{}", prefix, j), s.tensors[j], variant, out);
     }

@@ -13,6 +13,8 @@ enum class Variant { kStatic, kDynamic };
 /// SKB_STATIC or SKB_DYNAMIC, SKB_OP, SKB_NUM_INPUTS/OUTPUTS, per tensor SKB_IN<i>_DTYPE and
 /// SKB_IN<i>_FORMAT (SKB_IN<i>_NULL for an absent one); static kernels also get SKB_IN<i>_SHAPE,
 /// view strides and offsets, SKB_IN<i>_CONST and SKB_ATTR_<name> (lists with SKB_ATTR_<name>_LEN).
+/// A tensor list is SKB_IN<i>_COUNT, each tensor's macros as SKB_IN<i>_<j>_..., and for static
+/// kernels SKB_IN<i>_SHAPES (each tensor's rank, then its dims).
 /// Values hold only [A-Za-z0-9_.,+-], so they need no quoting in a shell or a Ninja file. Sorted.
 std::vector<std::string> kernel_defines(const OpRecord& record, Variant variant);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 
@@ -45,6 +46,13 @@ class Check {
   const Tensor& input(std::size_t i) const { return *slot(r_.inputs, "inputs", i, true); }
   const Tensor* optional_input(std::size_t i) const { return slot(r_.inputs, "inputs", i, false); }
   const Tensor& output(std::size_t i) const { return *slot(r_.outputs, "outputs", i, true); }
+  /// The tensors of input slot i, which must be a list.
+  const std::vector<Tensor>& list_input(std::size_t i) const {
+    if (i >= r_.inputs.size() || r_.inputs[i].kind != Slot::Kind::kList)
+      throw FieldError(fmt::format("/inputs/{}", i),
+                       fmt::format("expected a list of tensors for inputs {} of {}", i, r_.op_type));
+    return r_.inputs[i].tensors;
+  }
   const Tensor* optional_output(std::size_t i) const { return slot(r_.outputs, "outputs", i, false); }
 
   /// The shape the op's semantics apply to: the storage shape, or the origin shape of a tensor in
@@ -309,6 +317,20 @@ void rms_norm(Check& c) {
   }
 }
 
+// The integer values of a value-dependent input (a permutation, multiples), or nothing when they
+// were not recorded.
+std::optional<Dims> recorded_values(const Tensor& t, std::size_t slot, const char* what) {
+  if (!t.value_depend || !t.const_data.is_array()) return std::nullopt;
+  Dims values;
+  for (std::size_t i = 0; i < t.const_data.size(); ++i) {
+    const Json& v = t.const_data[i];
+    if (!v.is_number_integer())
+      throw FieldError(fmt::format("/inputs/{}/const_data/{}", slot, i), fmt::format("expected an integer {}", what));
+    values.push_back(v.get<std::int64_t>());
+  }
+  return values;
+}
+
 // Transpose: perm (input 1) a permutation of x's axes; y's axis i is x's axis perm[i].
 void transpose(Check& c) {
   c.arity(2, 2, 1, 1);
@@ -326,13 +348,7 @@ void transpose(Check& c) {
     c.dtype("outputs", 0, y, {x.dtype});
     return;
   }
-  Dims values;
-  for (std::size_t i = 0; i < perm.const_data.size(); ++i) {
-    const Json& v = perm.const_data[i];
-    if (!v.is_number_integer())
-      throw FieldError(fmt::format("/inputs/1/const_data/{}", i), "expected an integer axis for the perm of Transpose");
-    values.push_back(v.get<std::int64_t>());
-  }
+  const Dims values = *recorded_values(perm, 1, "axis for the perm of Transpose");
   std::string shown = show(values);
   if (values.size() != xd.size())
     throw FieldError(
@@ -354,6 +370,79 @@ void transpose(Check& c) {
   c.dtype("outputs", 0, y, {x.dtype});
 }
 
+// Tile: y's axis i is x's (x's shape padded with leading ones to the length of multiples, input 1)
+// times multiples[i].
+void tile(Check& c) {
+  c.arity(2, 2, 1, 1);
+  const Tensor &x = c.input(0), &multiples = c.input(1), &y = c.output(0);
+  const Dims& xd = Check::dims(x);
+  c.rank("inputs", 1, multiples, 1, 1);
+  c.dtype("inputs", 1, multiples, {"int32", "int64"});
+  const std::int64_t len = Check::dims(multiples)[0];
+  if (len < static_cast<std::int64_t>(xd.size()) || len > 8)
+    c.fail(Check::shape_pointer("inputs", 1, multiples),
+           fmt::format("a shape [k] with k from {} (the rank of x) to 8", xd.size()),
+           show(Check::dims(multiples)));
+  c.dtype("outputs", 0, y, {x.dtype});
+  Dims padded(static_cast<std::size_t>(len) - xd.size(), 1);
+  padded.insert(padded.end(), xd.begin(), xd.end());
+  auto values = recorded_values(multiples, 1, "multiple for Tile");
+  if (!values) {
+    // The multiples are known only at run time: y must still be a multiple of x on every axis.
+    c.rank("outputs", 0, y, padded.size(), padded.size());
+    const Dims& yd = Check::dims(y);
+    for (std::size_t i = 0; i < padded.size(); ++i)
+      if (padded[i] == 0 ? yd[i] != 0 : yd[i] % padded[i] != 0)
+        c.fail(Check::shape_pointer("outputs", 0, y), "a multiple of " + show(padded) + " on every axis", show(yd));
+    return;
+  }
+  if (values->size() != padded.size())
+    throw FieldError("/inputs/1/const_data",
+                     fmt::format("expected {} multiples for Tile, found {}", padded.size(), show(*values)));
+  Dims want;
+  for (std::size_t i = 0; i < padded.size(); ++i) {
+    if ((*values)[i] < 0 || (*values)[i] > INT32_MAX)
+      throw FieldError(fmt::format("/inputs/1/const_data/{}", i),
+                       fmt::format("expected multiples from 0 to 2^31-1 for Tile, found {}", show(*values)));
+    want.push_back(padded[i] * (*values)[i]);
+  }
+  c.shape("outputs", 0, y, want);
+}
+
+std::string list_shape_pointer(const std::vector<Tensor>& xs, std::size_t j) {
+  return fmt::format("/inputs/0/{}/{}", j, is_plain_format(xs[j].format) ? "shape" : "origin_shape");
+}
+
+// ConcatD: the N tensors of the list x (input 0) joined along concat_dim; they agree on every
+// other axis and on their dtype, which is y's.
+void concat(Check& c) {
+  c.arity(1, 1, 1, 1);
+  const std::vector<Tensor>& xs = c.list_input(0);
+  const Tensor& y = c.output(0);
+  const std::int64_t dim = c.integer("concat_dim", 0);
+  if (c.record().find_attr("N")) {
+    const std::int64_t n = c.integer("N", 0);
+    if (n != static_cast<std::int64_t>(xs.size()))
+      c.fail(c.attr_pointer("N"), fmt::format("{} (the tensors of x)", xs.size()), std::to_string(n));
+  }
+  if (xs.empty()) c.fail("/inputs/0", "at least one tensor in x", "none");
+  const Dims& first = Check::dims(xs[0]);
+  if (first.empty() || first.size() > 8)
+    c.fail(list_shape_pointer(xs, 0), "a shape of rank 1 to 8", show(first));
+  const auto axis = static_cast<std::size_t>(c.axis("concat_dim", dim, first.size(), c.attr_pointer("concat_dim")));
+  Dims want = first;
+  for (std::size_t j = 1; j < xs.size(); ++j) {
+    const Dims& d = Check::dims(xs[j]);
+    Dims like = first;
+    if (d.size() == first.size()) like[axis] = d[axis];
+    if (d != like) c.fail(list_shape_pointer(xs, j), show(like), show(d));
+    if (xs[j].dtype != xs[0].dtype) c.fail(fmt::format("/inputs/0/{}/dtype", j), xs[0].dtype, xs[j].dtype);
+    want[axis] += d[axis];
+  }
+  c.shape("outputs", 0, y, want);
+  c.dtype("outputs", 0, y, {xs[0].dtype});
+}
+
 using Rule = void (*)(Check&);
 
 const std::map<std::string, Rule, std::less<>>& rules() {
@@ -373,6 +462,8 @@ const std::map<std::string, Rule, std::less<>>& rules() {
       {"LayerNorm", layer_norm},
       {"RmsNorm", rms_norm},
       {"Transpose", transpose},
+      {"Tile", tile},
+      {"ConcatD", concat},
   };
   return table;
 }

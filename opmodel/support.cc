@@ -27,7 +27,9 @@ const std::map<std::string, std::set<std::string>, std::less<>>& known_attrs() {
       {"SoftmaxV2", {"axes", "half_to_float"}},
       {"LayerNorm", {"begin_norm_axis", "begin_params_axis", "epsilon"}},
       {"RmsNorm", {"epsilon"}},
-      {"Transpose", {}}};
+      {"Transpose", {}},
+      {"Tile", {}},
+      {"ConcatD", {"concat_dim", "N"}}};
   return known;
 }
 

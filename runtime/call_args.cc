@@ -10,21 +10,19 @@ namespace {
 
 using opmodel::Slot;
 
+// One shape per slot, rank -1 for an absent one, and one per tensor of a list in its slot's place.
 std::vector<skb_shape> shapes(const std::vector<Slot>& slots, const char* what) {
   std::vector<skb_shape> out;
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    skb_shape s{-1, {}};
-    if (slots[i].kind == Slot::Kind::kList)
-      throw RuntimeError(SKB_ERR_INVALID, fmt::format("{} {}: a tensor list cannot be passed to a kernel", what, i));
-    if (slots[i].kind == Slot::Kind::kTensor) {
-      const auto& dims = slots[i].tensors[0].shape;
-      if (dims.size() > SKB_MAX_RANK)
+    if (slots[i].kind == Slot::Kind::kAbsent) out.push_back({-1, {}});
+    for (const auto& t : slots[i].tensors) {
+      if (t.shape.size() > SKB_MAX_RANK)
         throw RuntimeError(SKB_ERR_INVALID,
-                           fmt::format("{} {}: rank {} is above {}", what, i, dims.size(), SKB_MAX_RANK));
-      s.rank = static_cast<int32_t>(dims.size());
-      for (std::size_t d = 0; d < dims.size(); ++d) s.dims[d] = dims[d];
+                           fmt::format("{} {}: rank {} is above {}", what, i, t.shape.size(), SKB_MAX_RANK));
+      skb_shape s{static_cast<int32_t>(t.shape.size()), {}};
+      for (std::size_t d = 0; d < t.shape.size(); ++d) s.dims[d] = t.shape[d];
+      out.push_back(s);
     }
-    out.push_back(s);
   }
   return out;
 }

@@ -11,8 +11,8 @@ namespace skb::runtime {
 /// owning every array the skb_call points into.
 class CallArgs {
  public:
-  /// Throws RuntimeError(SKB_ERR_INVALID) for what the C ABI cannot carry (tensor lists, rank
-  /// above SKB_MAX_RANK).
+  /// A tensor list gives one shape per tensor (skb_kernel_abi.h). Throws
+  /// RuntimeError(SKB_ERR_INVALID) for what the C ABI cannot carry (a rank above SKB_MAX_RANK).
   explicit CallArgs(const opmodel::OpRecord& record);
   CallArgs(const CallArgs&) = delete;
   CallArgs& operator=(const CallArgs&) = delete;

@@ -23,18 +23,6 @@ struct Counts {
               match = 0, differ = 0;
 };
 
-std::vector<const void*> const_pointers(const std::vector<skb::reference::Buffer>& buffers) {
-  std::vector<const void*> p;
-  for (const auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-  return p;
-}
-
-std::vector<void*> pointers(std::vector<skb::reference::Buffer>& buffers) {
-  std::vector<void*> p;
-  for (auto& b : buffers) p.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-  return p;
-}
-
 // One call: find its kernel, run it on random inputs, compare with the reference.
 // Why a call found no static kernel: the nearest installed one and the first field that differs.
 void explain(skb_runtime* rt, const std::filesystem::path& file, const std::string& text) {
@@ -67,8 +55,8 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
   auto record = skb::opmodel::parse_op_record(skb::common::parse_json(text));
   auto in = skb::reference::make_inputs(record, rng);
   auto out = skb::reference::make_outputs(record);
-  auto in_ptr = const_pointers(in);
-  auto out_ptr = pointers(out);
+  auto in_ptr = skb::reference::input_pointers(in);
+  auto out_ptr = skb::reference::output_pointers(out);
   if (skb_op_run_host(op, in_ptr.data(), out_ptr.data()) != SKB_OK)
     throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
   bool is_static = skb_op_kind(op) == SKB_KERNEL_STATIC;

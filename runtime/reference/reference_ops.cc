@@ -170,4 +170,28 @@ std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& 
   return y;
 }
 
+std::vector<float> ref_tile(const Ref& x, const Shape& out) {
+  std::vector<float> y(static_cast<std::size_t>(numel(out)));
+  const std::size_t pad = out.size() - x.shape.size();
+  for (std::int64_t i = 0; i < numel(out); ++i) {
+    auto idx = unravel(i, out);
+    std::vector<std::int64_t> src(x.shape.size());
+    for (std::size_t d = 0; d < src.size(); ++d) src[d] = idx[d + pad] % x.shape[d];
+    y[i] = x.data[ravel(src, x.shape)];
+  }
+  return y;
+}
+
+std::vector<float> ref_concat(const std::vector<Ref>& xs, std::int64_t axis, const Shape& out) {
+  const auto a = static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(out.size()) : axis);
+  std::vector<float> y(static_cast<std::size_t>(numel(out)));
+  for (std::int64_t i = 0; i < numel(out); ++i) {
+    auto idx = unravel(i, out);
+    std::size_t j = 0;
+    while (idx[a] >= xs[j].shape[a]) idx[a] -= xs[j++].shape[a];
+    y[i] = xs[j].data[ravel(idx, xs[j].shape)];
+  }
+  return y;
+}
+
 }  // namespace skb::reference

@@ -31,5 +31,9 @@ void ref_layernorm(const Ref& x, const Ref& gamma, const Ref* beta, int axis, fl
                    std::vector<float>& mean, std::vector<float>& var);
 void ref_rmsnorm(const Ref& x, const Ref& gamma, float eps, std::vector<float>& y, std::vector<float>& rstd);
 std::vector<float> ref_transpose(const Ref& x, const std::vector<std::int64_t>& perm);
+/// numpy.tile: out's element at idx is x's at idx modulo x's shape (x's axes the trailing ones).
+std::vector<float> ref_tile(const Ref& x, const Shape& out);
+/// The tensors xs joined along axis (negative counted from the end).
+std::vector<float> ref_concat(const std::vector<Ref>& xs, std::int64_t axis, const Shape& out);
 
 }  // namespace skb::reference

@@ -78,12 +78,31 @@ const Tensor* slot_tensor(const std::vector<opmodel::Slot>& slots, std::size_t i
   return &slots[i].tensors[0];
 }
 
+namespace {
+
+// A slot's Buffer: its tensor's, or for a list each tensor's in items; empty when absent.
+Buffer slot_buffer(const opmodel::Slot& slot, std::mt19937& rng, float lo, float hi) {
+  if (slot.kind == opmodel::Slot::Kind::kTensor) return make_buffer(slot.tensors[0], rng, lo, hi);
+  Buffer b;
+  b.list = slot.kind == opmodel::Slot::Kind::kList;
+  for (const Tensor& t : slot.tensors) b.items.push_back(make_buffer(t, rng, lo, hi));
+  return b;
+}
+
+void* pointer(Buffer& b) {
+  if (!b.list) return b.bytes.empty() ? nullptr : b.bytes.data();
+  b.item_pointers.clear();
+  for (Buffer& item : b.items) b.item_pointers.push_back(item.bytes.empty() ? nullptr : item.bytes.data());
+  return b.item_pointers.data();
+}
+
+}  // namespace
+
 std::vector<Buffer> make_inputs(const OpRecord& rec, std::mt19937& rng) {
   std::vector<Buffer> in;
   for (std::size_t i = 0; i < rec.inputs.size(); ++i) {
-    const Tensor* t = slot_tensor(rec.inputs, i);
     bool divisor = rec.op_type == "RealDiv" && i == 1;
-    in.push_back(t ? make_buffer(*t, rng, divisor ? 0.5f : -2.f, 2.f) : Buffer{});
+    in.push_back(slot_buffer(rec.inputs[i], rng, divisor ? 0.5f : -2.f, 2.f));
   }
   return in;
 }
@@ -91,11 +110,20 @@ std::vector<Buffer> make_inputs(const OpRecord& rec, std::mt19937& rng) {
 std::vector<Buffer> make_outputs(const OpRecord& rec) {
   std::vector<Buffer> out;
   std::mt19937 unused;
-  for (std::size_t i = 0; i < rec.outputs.size(); ++i) {
-    const Tensor* t = slot_tensor(rec.outputs, i);
-    out.push_back(t ? make_buffer(*t, unused, 0, 0) : Buffer{});
-  }
+  for (const auto& slot : rec.outputs) out.push_back(slot_buffer(slot, unused, 0, 0));
   return out;
+}
+
+std::vector<const void*> input_pointers(std::vector<Buffer>& in) {
+  std::vector<const void*> p;
+  for (auto& b : in) p.push_back(pointer(b));
+  return p;
+}
+
+std::vector<void*> output_pointers(std::vector<Buffer>& out) {
+  std::vector<void*> p;
+  for (auto& b : out) p.push_back(pointer(b));
+  return p;
 }
 
 namespace {
@@ -155,6 +183,12 @@ std::vector<std::vector<float>> expected_outputs(const OpRecord& rec, const std:
     std::vector<std::int64_t> perm;
     for (float v : in[1].ref.data) perm.push_back(static_cast<std::int64_t>(v));
     return {ref_transpose(in[0].ref, perm)};
+  }
+  if (op == "Tile") return {ref_tile(in[0].ref, out0->shape)};
+  if (op == "ConcatD") {
+    std::vector<Ref> xs;
+    for (const Buffer& b : in[0].items) xs.push_back(b.ref);
+    return {ref_concat(xs, attr_ints(rec, "concat_dim", {0})[0], out0->shape)};
   }
   throw std::invalid_argument(op + ": no reference implementation");
 }

@@ -174,8 +174,8 @@ std::vector<std::unique_ptr<Subject>> build_subjects(const fs::path& dump, const
     s->args = std::make_unique<skb::runtime::CallArgs>(s->rec);
     s->in = skb::reference::make_inputs(s->rec, rng);
     s->out = skb::reference::make_outputs(s->rec);
-    for (auto& b : s->in) s->in_ptr.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-    for (auto& b : s->out) s->out_ptr.push_back(b.bytes.data());
+    s->in_ptr = skb::reference::input_pointers(s->in);
+    s->out_ptr = skb::reference::output_pointers(s->out);
     auto want = skb::reference::expected_outputs(s->rec, s->in);
     s->static_fn(s->in_ptr.data(), s->out_ptr.data());
     std::string d1 = skb::reference::compare_outputs(s->rec, s->out, want);

@@ -33,10 +33,8 @@ double ns_per_call(skb_runtime* rt, const Call& call, int calls) {
   std::mt19937 rng(1);
   auto in = skb::reference::make_inputs(call.record, rng);
   auto out = skb::reference::make_outputs(call.record);
-  std::vector<const void*> ip;
-  for (auto& b : in) ip.push_back(b.bytes.empty() ? nullptr : b.bytes.data());
-  std::vector<void*> op_out;
-  for (auto& b : out) op_out.push_back(b.bytes.data());
+  auto ip = skb::reference::input_pointers(in);
+  auto op_out = skb::reference::output_pointers(out);
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < calls; ++i) {
     skb_op* op = nullptr;

@@ -14,7 +14,7 @@ if [ -n "${SKB_SANITIZE:-}" ]; then
 fi
 /usr/bin/python3 -c "import numpy" 2>/dev/null || fail "numpy is not installed (scripts/test.sh installs python3-numpy)"
 
-step "${SKB_ORACLE_TRIALS:-120} random records and one of each (op, float dtype) they missed, every output against numpy"
+step "${SKB_ORACLE_TRIALS:-120} random records and one of each (op, dtype) they missed, every output against numpy"
 /usr/bin/python3 "$SKB_SOURCE/tests/tools/numpy_oracle.py" "$SKB_BIN" oracle >oracle.log 2>&1 || fail "$(tail -20 oracle.log)"
 tail -1 oracle.log | sed 's/^/    /'
 

@@ -1,5 +1,6 @@
 // Every host template, compiled by the real generator and ninja, static and dynamic, loaded
-// with dlopen and checked against reference_ops on random data, for float, float16, bfloat16.
+// with dlopen and checked against reference_ops on random data, for float, float16, bfloat16
+// (and int64 where a template computes integers).
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -28,6 +29,8 @@ struct Spec {
   Shape shape;
   bool null = false;
   std::vector<std::int64_t> const_data;
+  std::vector<Spec> list;  // a tensor list's tensors (dtype and shape then unused)
+  bool is_list = false;
 };
 
 struct Case {
@@ -40,6 +43,8 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 Spec T(std::string dtype, Shape shape) { return Spec{std::move(dtype), std::move(shape), false, {}}; }
 Spec Null() { return Spec{"", {}, true, {}}; }
 Spec Perm(std::vector<std::int64_t> p) { return Spec{"int64", {static_cast<std::int64_t>(p.size())}, false, p}; }
+Spec Multiples(std::vector<std::int64_t> m) { return Perm(std::move(m)); }
+Spec List(std::vector<Spec> tensors) { return Spec{"", {}, false, {}, std::move(tensors), true}; }
 Json A(const char* name, int index, const char* dtype, Json value) {
   return {{"name", name}, {"index", index}, {"dtype", dtype}, {"value", std::move(value)}};
 }
@@ -141,11 +146,45 @@ std::vector<Case> cases() {
                "Transpose",
                {T("float16", {2, 3, 4, 5}), Perm({0, 2, 1, 3})},
                {T("float16", {2, 4, 3, 5})}});
+  c.push_back({"add_i64", "Add", {T("int64", {3, 4}), T("int64", {4})}, {T("int64", {3, 4})}});
+  c.push_back({"tile_f16_rows", "Tile", {T("float16", {1, 32}), Multiples({16, 1})}, {T("float16", {16, 32})}});
+  c.push_back({"tile_f32_every_axis", "Tile", {T("float", {2, 3, 4}), Multiples({2, 1, 3})}, {T("float", {4, 3, 12})}});
+  // multiples longer than x's rank: x is padded with leading ones, as numpy.tile does
+  c.push_back({"tile_bf16_new_axes", "Tile", {T("bfloat16", {3, 2}), Multiples({2, 1, 2})}, {T("bfloat16", {2, 3, 4})}});
+  Json concat_1 = Json::array({A("concat_dim", 0, "int", 1), A("N", 1, "int", 2)});
+  c.push_back({"concat_f16_mid",
+               "ConcatD",
+               {List({T("float16", {1, 16, 32}), T("float16", {1, 16, 32})})},
+               {T("float16", {1, 32, 32})},
+               concat_1});
+  c.push_back({"concat_f32_three_sizes",
+               "ConcatD",
+               {List({T("float", {2, 3, 4}), T("float", {2, 1, 4}), T("float", {2, 5, 4})})},
+               {T("float", {2, 9, 4})},
+               Json::array({A("concat_dim", 0, "int", -2), A("N", 1, "int", 3)})});
+  c.push_back({"concat_bf16_first",
+               "ConcatD",
+               {List({T("bfloat16", {1, 3}), T("bfloat16", {4, 3})})},
+               {T("bfloat16", {5, 3})},
+               Json::array({A("concat_dim", 0, "int", 0), A("N", 1, "int", 2)})});
+  c.push_back({"concat_f32_last",
+               "ConcatD",
+               {List({T("float", {3, 2}), T("float", {3, 5})})},
+               {T("float", {3, 7})},
+               Json::array({A("concat_dim", 0, "int", -1), A("N", 1, "int", 2)})});
   return c;
 }
 
 Json tensor_json(const Spec& s, int index) {
   if (s.null) return nullptr;
+  if (s.is_list) {
+    Json list = Json::array();
+    for (const Spec& t : s.list) {
+      list.push_back(tensor_json(t, index));
+      list.back()["param_type"] = "dynamic";
+    }
+    return list;
+  }
   Json t = {{"name", fmt::format("t{}", index)},
             {"index", index},
             {"param_type", "required"},
@@ -213,13 +252,18 @@ struct Loaded {
 
 class KernelTest : public ::testing::TestWithParam<Case> {};
 
+// The built kernel of a record, static or its dynamic twin.
+fs::path kernel_so(const opmodel::OpRecord& rec, bool dynamic) {
+  Built& b = Built::get();
+  std::string sig = dynamic ? opmodel::dynamic_signature(rec) : opmodel::canonical_signature(rec);
+  return b.out / "kernel_meta" / (generator::kernel_name(rec.op_type, sig, b.tc, *b.tc.find(rec.op_type)) + ".so");
+}
+
 void run_and_check(const Case& c, bool dynamic) {
   Built& b = Built::get();
   ASSERT_EQ(b.error, "");
   opmodel::OpRecord rec = opmodel::parse_op_record(record_json(c));
-  std::string sig = dynamic ? opmodel::dynamic_signature(rec) : opmodel::canonical_signature(rec);
-  std::string name = generator::kernel_name(rec.op_type, sig, b.tc, *b.tc.find(rec.op_type));
-  fs::path so = b.out / "kernel_meta" / (name + ".so");
+  fs::path so = kernel_so(rec, dynamic);
   ASSERT_TRUE(fs::exists(so)) << so;
   Loaded lib;
   lib.handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -228,10 +272,8 @@ void run_and_check(const Case& c, bool dynamic) {
   std::mt19937 rng(42);
   std::vector<Buffer> in = make_inputs(rec, rng);
   std::vector<Buffer> out = make_outputs(rec);
-  std::vector<const void*> in_ptr;
-  for (std::size_t i = 0; i < in.size(); ++i) in_ptr.push_back(c.inputs[i].null ? nullptr : in[i].bytes.data());
-  std::vector<void*> out_ptr;
-  for (auto& o : out) out_ptr.push_back(o.bytes.data());
+  std::vector<const void*> in_ptr = input_pointers(in);
+  std::vector<void*> out_ptr = output_pointers(out);
 
   int rc;
   if (!dynamic) {
@@ -243,10 +285,13 @@ void run_and_check(const Case& c, bool dynamic) {
     auto fn = reinterpret_cast<skb_kernel_dynamic_fn>(dlsym(lib.handle, "skb_kernel_dynamic"));
     ASSERT_NE(fn, nullptr);
     std::vector<skb_shape> ishapes, oshapes;
-    for (const Spec& s : c.inputs) {
-      skb_shape sh{s.null ? -1 : static_cast<int32_t>(s.shape.size()), {}};
-      for (std::size_t d = 0; d < s.shape.size(); ++d) sh.dims[d] = s.shape[d];
-      ishapes.push_back(sh);
+    for (const Spec& slot : c.inputs) {
+      // A list gives one shape per tensor, in its slot's place.
+      for (const Spec& s : slot.is_list ? slot.list : std::vector<Spec>{slot}) {
+        skb_shape sh{s.null ? -1 : static_cast<int32_t>(s.shape.size()), {}};
+        for (std::size_t d = 0; d < s.shape.size(); ++d) sh.dims[d] = s.shape[d];
+        ishapes.push_back(sh);
+      }
     }
     for (const Spec& s : c.outputs) {
       skb_shape sh{static_cast<int32_t>(s.shape.size()), {}};
@@ -288,6 +333,27 @@ TEST_P(KernelTest, DynamicKernelMatchesReference) { run_and_check(GetParam(), tr
 INSTANTIATE_TEST_SUITE_P(HostTemplates, KernelTest, ::testing::ValuesIn(cases()),
                          [](const auto& test) { return test.param.label; });
 
+// int64 Add computes in int64, not float: exact beyond 2^24 and 2^53, wrapping around as numpy's.
+TEST(KernelTemplates, Int64AddIsExactAndWrapsAround) {
+  ASSERT_EQ(Built::get().error, "");
+  Case add = {"", "Add", {T("int64", {3, 4}), T("int64", {4})}, {T("int64", {3, 4})}};  // add_i64's record
+  Loaded lib;
+  lib.handle = dlopen(kernel_so(opmodel::parse_op_record(record_json(add)), false).c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(lib.handle, nullptr) << dlerror();
+  auto fn = reinterpret_cast<skb_kernel_fn>(dlsym(lib.handle, "skb_kernel"));
+  ASSERT_NE(fn, nullptr);
+  std::vector<std::int64_t> a(12), b = {1, -3, INT64_MAX, (std::int64_t{1} << 53) + 1}, y(12);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = (std::int64_t{1} << 53) + 1 + static_cast<std::int64_t>(i);
+  const void* in[] = {a.data(), b.data()};
+  void* out[] = {y.data()};
+  ASSERT_EQ(fn(in, out), 0);
+  for (std::size_t i = 0; i < y.size(); ++i)
+    EXPECT_EQ(y[i], static_cast<std::int64_t>(static_cast<std::uint64_t>(a[i]) + static_cast<std::uint64_t>(b[i % 4])))
+        << i;
+  EXPECT_EQ(y[0], (std::int64_t{1} << 53) + 2);
+  EXPECT_EQ(y[2], INT64_MIN + (std::int64_t{1} << 53) + 2);  // 2^53 + 3 + INT64_MAX, wrapped
+}
+
 // Records whose shapes contradict their op (skb-generate refuses them; here they bypass it):
 // their static kernels must not compile, and the compile step reports that for the kernel and
 // leaves nothing of it.
@@ -321,6 +387,12 @@ std::vector<Case> contradictions() {
   c.push_back(
       {"rmsnorm_rstd", "RmsNorm", {T("float", {4, 6}), T("float", {6})}, {T("float", {4, 6}), T("float", {6})}});
   c.push_back({"transpose_perm", "Transpose", {T("float", {4, 6}), Perm({0, 0})}, {T("float", {4, 4})}});
+  c.push_back({"tile_multiples", "Tile", {T("float", {2, 3}), Multiples({2, 2})}, {T("float", {4, 3})}});
+  c.push_back({"concat_extents",
+               "ConcatD",
+               {List({T("float", {2, 3}), T("float", {3, 3})})},
+               {T("float", {2, 6})},
+               Json::array({A("concat_dim", 0, "int", 1), A("N", 1, "int", 2)})});
   return c;
 }
 

@@ -231,6 +231,55 @@ std::vector<OpGen> generators() {
          perm[0] = perm[1];  // not a permutation
          return true;
        }});
+  g.push_back({"Tile",
+               [](Rng& rng) {
+                 Dims x = random_shape(rng, 0, 3), multiples, y;
+                 // as many multiples as x's axes or one more (x padded with a leading one)
+                 multiples.resize(std::max<std::size_t>(1, x.size() + static_cast<std::size_t>(coin(rng))));
+                 for (std::size_t i = 0; i < multiples.size(); ++i) {
+                   multiples[i] = pick(rng, 1, 3);
+                   const std::size_t pad = multiples.size() - x.size();
+                   y.push_back((i < pad ? 1 : x[i - pad]) * multiples[i]);
+                 }
+                 return record("Tile", {tensor("float", x, 0), value_tensor("int64", multiples, 1)},
+                               {tensor("float", y, 0)});
+               },
+               [](Json& r, Rng& rng) {
+                 if (coin(rng)) return longer_output(r, rng);
+                 Json& multiples = r["inputs"][1]["const_data"];
+                 multiples[0] = multiples[0].get<std::int64_t>() + 1;  // y no longer follows them
+                 return true;
+               }});
+  g.push_back({"ConcatD",
+               [](Rng& rng) {
+                 // Three tensors always: the dynamic kernel is made for a list of that length.
+                 Dims shape = random_shape(rng, 1, 4), y = shape;
+                 const auto axis = static_cast<std::size_t>(pick(rng, 0, static_cast<std::int64_t>(shape.size()) - 1));
+                 Json xs = Json::array();
+                 y[axis] = 0;
+                 for (int j = 0; j < 3; ++j) {
+                   Dims x = shape;
+                   x[axis] = pick(rng, 1, 5);
+                   y[axis] += x[axis];
+                   xs.push_back(tensor("float", x, 0));
+                 }
+                 const auto given = static_cast<std::int64_t>(axis) - (coin(rng) ? static_cast<std::int64_t>(shape.size()) : 0);
+                 return record("ConcatD", {xs}, {tensor("float", y, 0)},
+                               {attr("concat_dim", 0, "int", given), attr("N", 1, "int", 3)});
+               },
+               [](Json& r, Rng& rng) {
+                 if (coin(rng)) return longer_output(r, rng);
+                 // the second tensor one longer on an axis it must share with the others
+                 Json& x = r["inputs"][0][1];
+                 const std::int64_t rank = static_cast<std::int64_t>(x["shape"].size());
+                 const std::int64_t axis = (r["attrs"][0]["value"].get<std::int64_t>() + rank) % rank;
+                 if (rank < 2) return longer_output(r, rng);
+                 Json shape = x["shape"];
+                 const std::size_t other = static_cast<std::size_t>((axis + 1) % rank);
+                 shape[other] = shape[other].get<std::int64_t>() + 1;
+                 set_shape(x, shape);
+                 return true;
+               }});
   return g;
 }
 
@@ -266,16 +315,26 @@ std::string run_guarded(skb_op* op, const Json& rec, Rng& rng) {
   auto in = reference::make_inputs(r, rng);
   auto out = reference::make_outputs(r);
   std::vector<std::unique_ptr<GuardedBuffer>> keep;
+  std::vector<std::unique_ptr<std::vector<const void*>>> lists;  // a tensor list's pointers, guarded too
   std::vector<const void*> ip;
   std::vector<void*> op_out;
+  auto guarded = [&keep](const reference::Buffer& b) {
+    keep.push_back(std::make_unique<GuardedBuffer>(b.bytes.size()));
+    std::copy(b.bytes.begin(), b.bytes.end(), keep.back()->data());
+    return keep.back()->data();
+  };
   for (auto& b : in) {
+    if (b.list) {
+      lists.push_back(std::make_unique<std::vector<const void*>>());
+      for (const auto& item : b.items) lists.back()->push_back(guarded(item));
+      ip.push_back(lists.back()->data());
+      continue;
+    }
     if (b.bytes.empty() && b.ref.shape.empty()) {
       ip.push_back(nullptr);
       continue;
     }
-    keep.push_back(std::make_unique<GuardedBuffer>(b.bytes.size()));
-    std::copy(b.bytes.begin(), b.bytes.end(), keep.back()->data());
-    ip.push_back(keep.back()->data());
+    ip.push_back(guarded(b));
   }
   std::vector<GuardedBuffer*> outs;
   for (auto& b : out) {
@@ -297,15 +356,18 @@ struct RawCall {
   std::vector<skb_attr> attrs;
   skb_call call{};
   explicit RawCall(const Json& rec) {
+    // One shape per slot, rank -1 for an absent one; a tensor list's tensors each in its place.
     auto shapes = [](const Json& slots) {
       std::vector<skb_shape> v;
-      for (const Json& t : slots) {
-        skb_shape s{-1, {}};
-        if (t.is_object()) {
-          s.rank = static_cast<std::int32_t>(t["shape"].size());
-          for (std::size_t d = 0; d < t["shape"].size() && d < SKB_MAX_RANK; ++d) s.dims[d] = t["shape"][d];
+      for (const Json& slot : slots) {
+        for (const Json& t : slot.is_array() ? slot : Json::array({slot})) {
+          skb_shape s{-1, {}};
+          if (t.is_object()) {
+            s.rank = static_cast<std::int32_t>(t["shape"].size());
+            for (std::size_t d = 0; d < t["shape"].size() && d < SKB_MAX_RANK; ++d) s.dims[d] = t["shape"][d];
+          }
+          v.push_back(s);
         }
-        v.push_back(s);
       }
       return v;
     };
@@ -406,9 +468,10 @@ TEST(ShapeProperty, ConsistentRecordsMatchTheReferenceAndContradictionsAreRefuse
       RawCall call(bad);
       const void* no_inputs[8] = {};
       void* no_outputs[8] = {};
-      // Transpose reads its perm to check it (and no more of it than x's rank).
+      // Transpose and Tile read their perm or multiples to check them (and no more of them than
+      // x's or y's rank).
       std::vector<std::int64_t> perm;
-      if (bad["op_type"] == "Transpose") {
+      if (bad["op_type"] == "Transpose" || bad["op_type"] == "Tile") {
         perm = bad["inputs"][1]["const_data"].get<std::vector<std::int64_t>>();
         no_inputs[1] = perm.data();
       }

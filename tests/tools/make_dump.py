@@ -83,13 +83,17 @@ def block(batch, seq, hidden, heads, dt):
 
 
 def unsupported(batch, seq, hidden, dt):
+    """Calls of ops no toolchain of skb has a template for: a gather, a split into a list, a stack of a list."""
     t = tensor
     return [
-        record("Tile", [t("x", 0, dt, [1, hidden]), t("multiples", 1, "int64", [2], const=[batch * seq, 1])],
-               [t("y", 0, dt, [batch * seq, hidden])]),
-        record("ConcatD", [[t("x0", 0, dt, [batch, seq, hidden], param="dynamic"), t("x1", 0, dt, [batch, seq, hidden], param="dynamic")]],
-               [t("y", 0, dt, [batch, 2 * seq, hidden])], [attr("concat_dim", 0, "int", 1), attr("N", 1, "int", 2)]),
-        record("Add", [t("x1", 0, "int64", [batch, seq]), t("x2", 1, "int64", [batch, seq])], [t("y", 0, "int64", [batch, seq])]),
+        record("GatherV2", [t("x", 0, dt, [4 * hidden, hidden]), t("indices", 1, "int64", [batch, seq]),
+                            t("axis", 2, "int64", [1], const=[0])],
+               [t("y", 0, dt, [batch, seq, hidden])]),
+        record("SplitD", [t("x", 0, dt, [batch, 2 * seq, hidden])],
+               [[t("y0", 0, dt, [batch, seq, hidden], param="dynamic"), t("y1", 0, dt, [batch, seq, hidden], param="dynamic")]],
+               [attr("split_dim", 0, "int", 1), attr("num_split", 1, "int", 2)]),
+        record("Pack", [[t("x0", 0, dt, [batch, seq], param="dynamic"), t("x1", 0, dt, [batch, seq], param="dynamic")]],
+               [t("y", 0, dt, [2, batch, seq])], [attr("axis", 0, "int", 0), attr("N", 1, "int", 2)]),
     ]
 
 

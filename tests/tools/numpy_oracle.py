@@ -2,8 +2,10 @@
 """An oracle that shares no code and no assumption with skb's templates: numpy. Generates valid
 records over an op's whole attribute space (random shapes; SoftmaxV2 over every kind of axes
 list: one or several, negative, unsorted, all; elementwise ops under numpy broadcasting; batched
-matmuls under every adj/transpose), packages them with skb-package (static kernels and their
-dynamic twins), installs the .run, then runs every record, and as many calls of shapes the dump
+matmuls under every adj/transpose; Tile, multiples longer than x's rank too; ConcatD of one to
+three tensors along any axis; int64 Add of values beyond float's precision), packages them with
+skb-package (static kernels and their dynamic twins), installs the .run, then runs every record,
+and as many calls of shapes the dump
 never saw (served by the dynamic kernels), through libskb_runtime's C API (ctypes) and compares
 every output with numpy's, per dtype. A failing case prints its record, so it can be replayed.
 With --toolchain cuda, the records are of the ops the cuda toolchain declares, the kernels are
@@ -20,7 +22,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_dump import attr, record, tensor
 
-TOLERANCE = {"float": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}  # relative to max |expected| (and 1)
+TOLERANCE = {"float": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2, "int64": 0}  # relative to max |expected| (and 1)
 
 
 # --- numpy side: inputs and expected outputs, from the record alone ---------------------------
@@ -37,7 +39,10 @@ def from_bf16_bits(u):
 
 
 def encode(values, dtype):
-    """The bytes a kernel reads, and the float64 values those bytes mean."""
+    """The bytes a kernel reads, and the float64 values those bytes mean (int64: the integers)."""
+    if dtype == "int64":
+        a = values.astype(np.int64)
+        return a, a
     if dtype == "float":
         a = values.astype(np.float32)
         return a, a.astype(np.float64)
@@ -49,11 +54,13 @@ def encode(values, dtype):
 
 
 def decode(buf, dtype):
+    if dtype == "int64":
+        return buf
     return (from_bf16_bits(buf) if dtype == "bfloat16" else buf).astype(np.float64)
 
 
 def numpy_dtype(dtype):
-    return {"float": np.float32, "float16": np.float16, "bfloat16": np.uint16}[dtype]
+    return {"float": np.float32, "float16": np.float16, "bfloat16": np.uint16, "int64": np.int64}[dtype]
 
 
 def softmax(x, axes):
@@ -97,6 +104,10 @@ def expected(rec, xs):
         return x / np.sqrt((x ** 2).mean(axis=axes, keepdims=True) + attrs["epsilon"]) * xs[1]
     if op == "Transpose":
         return np.transpose(x, rec["inputs"][1]["const_data"])
+    if op == "Tile":
+        return np.tile(x, rec["inputs"][1]["const_data"])
+    if op == "ConcatD":
+        return np.concatenate(x, axis=attrs["concat_dim"])
     raise ValueError(op)
 
 
@@ -115,13 +126,14 @@ def softmax_record(rng, dt):
 
 
 def broadcast_record(rng, dt):
+    """Add, Sub, Mul, RealDiv under numpy broadcasting; of int64 tensors, Add (exact, in int64)."""
     out = dims(rng, rng.randint(1, 4))
     a = [d if rng.random() < 0.7 else 1 for d in out]
     b = [d if rng.random() < 0.7 else 1 for d in out][rng.randint(0, len(out)):]  # a suffix: lower rank
     if rng.random() < 0.5:
         a, b = b, a
     out = list(np.broadcast_shapes(tuple(a), tuple(b)))
-    op = rng.choice(["Add", "Sub", "Mul", "RealDiv"])
+    op = "Add" if dt == "int64" else rng.choice(["Add", "Sub", "Mul", "RealDiv"])
     return record(op, [tensor("x1", 0, dt, a), tensor("x2", 1, dt, b)], [tensor("y", 0, dt, out)])
 
 
@@ -179,7 +191,30 @@ def transpose_record(rng, dt):
                   [tensor("y", 0, dt, [x[p] for p in perm])])
 
 
-MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record, unary_record, norm_record, transpose_record]
+def tile_record(rng, dt):
+    x = dims(rng, rng.randint(0, 3))
+    multiples = dims(rng, max(1, len(x) + rng.randint(0, 1)), 1, 4)  # longer than x's rank: x padded with ones
+    y = list(np.tile(np.zeros(x), multiples).shape)
+    return record("Tile", [tensor("x", 0, dt, x), tensor("multiples", 1, "int64", [len(multiples)], const=multiples)],
+                  [tensor("y", 0, dt, y)])
+
+
+def concat_record(rng, dt):
+    shape = dims(rng, rng.randint(1, 4))
+    axis = rng.randrange(len(shape))
+    xs = []
+    for j in range(rng.randint(1, 4)):
+        x = list(shape)
+        x[axis] = rng.randint(1, 5)
+        xs.append(tensor("x%d" % j, 0, dt, x, param="dynamic"))
+    y = list(shape)
+    y[axis] = sum(x["shape"][axis] for x in xs)
+    dim = axis - len(shape) if rng.random() < 0.5 else axis
+    return record("ConcatD", [xs], [tensor("y", 0, dt, y)], [attr("concat_dim", 0, "int", dim), attr("N", 1, "int", len(xs))])
+
+
+MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record, unary_record, norm_record, transpose_record,
+          tile_record, concat_record]
 CUDA_MAKERS = [softmax_record, softmax_record, broadcast_record, matmul_record, unary_record]  # cuda.json's ops
 
 
@@ -213,14 +248,26 @@ class Runtime:
         if L.skb_runtime_open(install_path.encode(), None, ctypes.byref(self.rt)) != 0:
             raise RuntimeError(L.skb_last_error().decode())
 
+    def pointer(self, a):
+        """An input slot's pointer: an array's data, or for a tensor list an array of their pointers (kept alive
+        with the call)."""
+        if a is None:
+            return None
+        if isinstance(a, list):
+            array = (ctypes.c_void_p * len(a))(*[t.ctypes.data for t in a])
+            self.lists.append(array)
+            return ctypes.addressof(array)
+        return a.ctypes.data
+
     def run(self, rec, inputs, outputs):
         """Runs rec on the input arrays into the output arrays; returns 'static' or 'dynamic'."""
         op = ctypes.c_void_p()
         rc = self.lib.skb_runtime_find(self.rt, json.dumps(rec).encode(), ctypes.byref(op))
         if rc != 0:
             raise RuntimeError("skb_runtime_find: %d: %s" % (rc, self.lib.skb_last_error().decode()))
+        self.lists = []
         try:
-            ins = (ctypes.c_void_p * len(inputs))(*[a.ctypes.data if a is not None else None for a in inputs])
+            ins = (ctypes.c_void_p * len(inputs))(*[self.pointer(a) for a in inputs])
             outs = (ctypes.c_void_p * len(outputs))(*[a.ctypes.data for a in outputs])
             rc = self.lib.skb_op_run_host(op, ins, outs)
             if rc != 0:
@@ -230,28 +277,48 @@ class Runtime:
             self.lib.skb_op_free(op)
 
 
+def random_input(rec, t, rng_np):
+    """A tensor's buffer and the values it means."""
+    if t["dtype"] == "int64":  # beyond float's 24 and 53 bits, so that only exact integer arithmetic agrees
+        values = rng_np.integers(-(1 << 60), 1 << 60, size=t["shape"], dtype=np.int64)
+    else:
+        values = rng_np.uniform(-3, 3, size=t["shape"]) if t["shape"] else np.array(rng_np.uniform(-3, 3))
+    if rec["op_type"] == "RealDiv" and t["index"] == 1:
+        values = np.sign(values) * (np.abs(values) + 0.5)  # no division by ~0
+    buf, meant = encode(np.asarray(values), t["dtype"])
+    return np.ascontiguousarray(buf), meant
+
+
 def check(rt, rec, rng_np):
     xs, bufs = [], []
     for t in rec["inputs"]:
         if t is None:
             bufs.append(None)
             continue
+        if isinstance(t, list):  # a tensor list (ConcatD's x): a list of buffers, passed as an array of pointers
+            pairs = [random_input(rec, u, rng_np) for u in t]
+            bufs.append([b for b, _ in pairs])
+            xs.append([m for _, m in pairs])
+            continue
         if t.get("value_depend"):  # host data (a permutation): int64 as recorded
             bufs.append(np.array(t["const_data"], dtype=np.int64))
             xs.append(np.array(t["const_data"]))
             continue
-        values = rng_np.uniform(-3, 3, size=t["shape"]) if t["shape"] else np.array(rng_np.uniform(-3, 3))
-        if rec["op_type"] == "RealDiv" and t["index"] == 1:
-            values = np.sign(values) * (np.abs(values) + 0.5)  # no division by ~0
-        buf, meant = encode(np.asarray(values), t["dtype"])
-        bufs.append(np.ascontiguousarray(buf))
+        buf, meant = random_input(rec, t, rng_np)
+        bufs.append(buf)
         xs.append(meant)
     y = rec["outputs"][0]
     outs = [np.zeros(t["shape"], dtype=numpy_dtype(t["dtype"])) for t in rec["outputs"]]
     kind = rt.run(rec, bufs, outs)
     out = outs[0]
-    want = np.asarray(expected(rec, xs), dtype=np.float64)
     got = decode(out, y["dtype"])
+    if y["dtype"] == "int64":
+        want = np.asarray(expected(rec, xs), dtype=np.int64)
+        if got.shape != want.shape:
+            return kind, "shape %s, numpy %s" % (got.shape, want.shape)
+        wrong = np.flatnonzero(got != want)
+        return kind, "element %d: %d, numpy %d" % (wrong[0], got.flat[wrong[0]], want.flat[wrong[0]]) if wrong.size else ""
+    want = np.asarray(expected(rec, xs), dtype=np.float64)
     if got.shape != want.shape:
         return kind, "shape %s, numpy %s" % (got.shape, want.shape)
     err = float(np.max(np.abs(got - want))) if want.size else 0.0
@@ -276,6 +343,19 @@ def unseen_shape(rng, rec):
         for t in (r["inputs"][0], r["outputs"][0]):
             t["shape"] = t["origin_shape"] = list(shape)
         return r
+    if r["op_type"] == "Tile" and r["inputs"][0]["shape"]:  # x one longer on its last axis
+        x, y, m = r["inputs"][0], r["outputs"][0], r["inputs"][1]["const_data"]
+        x["shape"][-1] += 1
+        y["shape"][-1] = x["shape"][-1] * m[-1]
+        x["origin_shape"], y["origin_shape"] = list(x["shape"]), list(y["shape"])
+        return r
+    if r["op_type"] == "ConcatD":  # the first tensor two longer on concat_dim
+        x, y = r["inputs"][0][0], r["outputs"][0]
+        axis = r["attrs"][0]["value"] % len(y["shape"])
+        x["shape"][axis] += 2
+        y["shape"][axis] += 2
+        x["origin_shape"], y["origin_shape"] = list(x["shape"]), list(y["shape"])
+        return r
     return None
 
 
@@ -283,17 +363,18 @@ FLOATS = ["float", "float16", "bfloat16"]
 
 
 def covering_records(rng, makers, drawn, toolchain):
-    """A record of each (op, float dtype) the toolchain's profile declares that the random draw
-    missed, so that every one is checked whatever the trial count."""
+    """A record of each (op, dtype) the toolchain's profile declares (float ones and int64) that the
+    random draw missed, so that every one is checked whatever the trial count."""
     profile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "templates", "toolchains",
                            toolchain + ".json")
     with open(profile) as f:
         ops = json.load(f)["ops"]
-    first_dtype = lambda r: next(t for t in r["inputs"] if t)["dtype"]
+    first = lambda t: t[0] if isinstance(t, list) else t
+    first_dtype = lambda r: first(next(t for t in r["inputs"] if t))["dtype"]
     seen = {(r["op_type"], first_dtype(r)) for r in drawn}
     extra = []
     for op in sorted(ops):
-        for dt in (d for d in FLOATS if d in ops[op]["dtypes"]):
+        for dt in (d for d in FLOATS + ["int64"] if d in ops[op]["dtypes"]):
             for _ in range(1000):  # the makers of this op draw it often: a few tries each
                 if (op, dt) in seen:
                     break

@@ -83,7 +83,8 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
 enum { SKB_DEVICE_HOST = 1, SKB_DEVICE_CUDA = 2 };
 
 /** Runs the kernel on buffers laid out as the record describes (one pointer per input and output
- * slot, NULL for an absent optional input), in the memory of the kernel's device:
+ * slot, NULL for an absent optional input; for a tensor list, such as ConcatD's x, the address of
+ * an array of its tensors' pointers: host kernels only), in the memory of the kernel's device:
  * - SKB_DEVICE_HOST: host memory;
  * - SKB_DEVICE_CUDA: device memory of the current CUDA device's primary context (CUdeviceptr
  *   values, as cudaMalloc and the frameworks' allocators give). The kernel runs on the default

@@ -1,10 +1,25 @@
-// Binary elementwise with NumPy broadcasting: Add, Sub, Mul, RealDiv. Computes in float.
+// Binary elementwise with NumPy broadcasting: Add, Sub, Mul, RealDiv. Computes in float, except
+// Add, Sub and Mul of integer tensors only: exactly, in int64, wrapping around as numpy's do.
 #include "skb_kernel.h"
 
 enum { Add, Sub, Mul, RealDiv };
 typedef SKB_DT(SKB_IN0_DTYPE) TA;
 typedef SKB_DT(SKB_IN1_DTYPE) TB;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
+
+template <class T>
+struct IsInt {
+  static constexpr bool value = false;
+};
+template <>
+struct IsInt<int32_t> {
+  static constexpr bool value = true;
+};
+template <>
+struct IsInt<int64_t> {
+  static constexpr bool value = true;
+};
+static constexpr bool kExact = SKB_OP != RealDiv && IsInt<TA>::value && IsInt<TB>::value && IsInt<TY>::value;
 
 // The broadcast, and whether there is none at all.
 struct Params : skb_geom::Broadcast {
@@ -22,12 +37,27 @@ static inline float apply(float a, float b) {
   return a / b;  // RealDiv
 }
 
+// In unsigned arithmetic, whose overflow wraps around (a signed one's is undefined).
+static inline int64_t apply_exact(uint64_t a, uint64_t b) {
+  if constexpr (SKB_OP == Add) return (int64_t)(a + b);
+  if constexpr (SKB_OP == Sub) return (int64_t)(a - b);
+  return (int64_t)(a * b);  // Mul
+}
+
+template <class A, class B>
+static inline TY compute(A a, B b) {
+  if constexpr (kExact)
+    return (TY)apply_exact((uint64_t)(int64_t)a, (uint64_t)(int64_t)b);
+  else
+    return skb_k::from_float<TY>(apply(skb_k::to_float(a), skb_k::to_float(b)));
+}
+
 static inline int run(const Params& p, const void* const* in, void* const* out) {
   const TA* a = static_cast<const TA*>(in[0]);
   const TB* b = static_cast<const TB*>(in[1]);
   TY* y = static_cast<TY*>(out[0]);
   if (p.flat || p.rank == 0) {
-    for (int64_t i = 0; i < p.n; ++i) y[i] = skb_k::from_float<TY>(apply(skb_k::to_float(a[i]), skb_k::to_float(b[i])));
+    for (int64_t i = 0; i < p.n; ++i) y[i] = compute(a[i], b[i]);
     return 0;
   }
   const int last = p.rank - 1;
@@ -37,8 +67,7 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
   int64_t oa = 0, ob = 0;
   for (int64_t o = 0; o < outer; ++o) {
     TY* row = y + o * inner;
-    for (int64_t j = 0; j < inner; ++j)
-      row[j] = skb_k::from_float<TY>(apply(skb_k::to_float(a[oa + j * ia]), skb_k::to_float(b[ob + j * ib])));
+    for (int64_t j = 0; j < inner; ++j) row[j] = compute(a[oa + j * ia], b[ob + j * ib]);
     for (int d = last - 1; d >= 0; --d) {
       if (++idx[d] < p.out[d]) {
         oa += p.sa[d];

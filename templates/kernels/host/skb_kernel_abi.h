@@ -26,7 +26,9 @@ typedef struct skb_attr {
   const double* values;
 } skb_attr;
 
-/** What a dynamic kernel is told at run time. An absent optional tensor has rank -1. */
+/** What a dynamic kernel is told at run time. An absent optional tensor has rank -1; a tensor
+    list (ConcatD's x) has one shape for each of its tensors, in order, in place of its slot's one,
+    so that num_inputs counts tensors, not slots. */
 typedef struct skb_call {
   int32_t num_inputs;
   int32_t num_outputs;
@@ -36,6 +38,8 @@ typedef struct skb_call {
   const skb_attr* attrs;
 } skb_call;
 
+/** Both kinds take one pointer per input and output slot; a tensor list's is the address of an
+    array of its tensors' pointers. */
 /** Static kernel: every shape and attribute was fixed at compile time. Returns 0 on success. */
 typedef int (*skb_kernel_fn)(const void* const* inputs, void* const* outputs);
 /** Dynamic kernel: shapes and attributes come with the call. Returns 0 on success. */
