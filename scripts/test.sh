@@ -37,7 +37,7 @@ echo "skb: pass 2: the test suite under AddressSanitizer and UndefinedBehaviorSa
 sanitize=$SKB_TOP/build-sanitize
 CC=clang CXX=clang++ SKB_BUILD=$sanitize SKB_CMAKE_ARGS="-DSKB_SANITIZE=address,undefined -DSKB_FUZZ=ON" skb_build
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  SKB_KILL_TRIALS=3 SKB_CRASH_TRIALS=6 SKB_STORE_TRIALS=1 SKB_LOAD_SECONDS=10 SKB_FAULT_SAMPLES=1 run_suite "$sanitize" "$@"
+  SKB_KILL_TRIALS=3 SKB_CRASH_TRIALS=6 SKB_STORE_TRIALS=1 SKB_LOAD_SECONDS=10 run_suite "$sanitize" "$@"
 
 echo "skb: pass 3: fuzzing, ${SKB_FUZZ_SECONDS:-20} s per target"
 "$SKB_TOP/scripts/fuzz.sh" "$sanitize" "${SKB_FUZZ_SECONDS:-20}"

@@ -112,11 +112,8 @@ def run(cmd, lib, strace=None, follow=True):
     argv = [a.replace("{lib}", lib) for a in cmd]
     if strace:
         argv = ["strace", "-qq"] + (["-f"] if follow else []) + strace + ["--"] + argv
-    env = dict(os.environ)
-    if strace:  # LeakSanitizer cannot run under ptrace (a sanitized build's programs)
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
-                       timeout=300, cwd=lib, env=env)
+                       timeout=300, cwd=lib)
     return p.returncode, p.stderr
 
 
