@@ -142,7 +142,9 @@ std::string measure(skb_runtime* rt, const runtime::Index& index, const runtime:
   return "";
 }
 
-std::string ns_text(double ns) { return ns < 1e4 ? fmt::format("{:.2f} us", ns / 1e3) : fmt::format("{:.0f} us", ns / 1e3); }
+std::string ns_text(double ns) {
+  return ns < 1e4 ? fmt::format("{:.2f} us", ns / 1e3) : fmt::format("{:.0f} us", ns / 1e3);
+}
 
 void print_report(const runtime::Payoff& p, const fs::path& file, double seconds) {
   std::map<std::string, int> shares;
@@ -217,8 +219,8 @@ int run_bench_command(const BenchCommand& b) {
     o.margin = b.margin;
     o.budget_seconds = std::max(0.0, b.budget_seconds - spent) / static_cast<double>(to_measure - done);
     ++done;
-    diag.progress(fmt::format("[{}/{}] {} ({:.0f} s of {:.0f})", done, to_measure, e->kernel_name, spent,
-                              b.budget_seconds));
+    diag.progress(
+        fmt::format("[{}/{}] {} ({:.0f} s of {:.0f})", done, to_measure, e->kernel_name, spent, b.budget_seconds));
     runtime::KernelPayoff k;
     std::string why = measure(rt.get(), index, *e, call->second, o, rng, k);
     if (why.empty())

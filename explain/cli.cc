@@ -93,7 +93,8 @@ void add_verify_command(CLI::App& skb, VerifyCommand& v) {
 }
 
 void add_bench_command(CLI::App& skb, BenchCommand& b) {
-  b.app = skb.add_subcommand("bench", "Time each installed static kernel against its dynamic twin, here; keep the verdicts");
+  b.app = skb.add_subcommand("bench",
+                             "Time each installed static kernel against its dynamic twin, here; keep the verdicts");
   b.app->footer(kBenchHelp);
   b.app->add_option("RECORDS", b.records, "Op-statistics folders of the kernels' calls, as for skb-generate -p")
       ->required();
@@ -109,12 +110,15 @@ void add_bench_command(CLI::App& skb, BenchCommand& b) {
 }
 
 void add_coverage_command(CLI::App& skb, CoverageCommand& c) {
-  c.app = skb.add_subcommand("coverage", "The share of a dump's records an installed library serves with a static kernel");
+  c.app =
+      skb.add_subcommand("coverage", "The share of a dump's records an installed library serves with a static kernel");
   c.app->footer(kCoverageHelp);
   c.app->add_option("RECORDS", c.records, "Op-statistics folders, as for skb-generate -p, or record files")->required();
   c.app->add_option("--install-path", c.install_path, "Operator library (default: $SKB_INSTALL_PATH)");
   c.app->add_option("-v,--soc", c.soc, "SoC whose kernels count (default: the only one installed)");
-  c.app->add_option("--min-coverage", c.min_coverage, "Exit 3 when fewer than PERCENT of the records have a static kernel")
+  c.app
+      ->add_option("--min-coverage", c.min_coverage,
+                   "Exit 3 when fewer than PERCENT of the records have a static kernel")
       ->check(CLI::Range(0.0, 100.0));
 }
 

@@ -118,8 +118,8 @@ int run_coverage_command(const CoverageCommand& c) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   double percent = coverage_percent(covered);
   if (c.min_coverage >= 0 && percent < c.min_coverage) {
-    std::fprintf(stderr, "skb coverage: %.1f%% of the records have a static kernel, below --min-coverage %g\n",
-                 percent, c.min_coverage);
+    std::fprintf(stderr, "skb coverage: %.1f%% of the records have a static kernel, below --min-coverage %g\n", percent,
+                 c.min_coverage);
     return kExitBelowCoverage;
   }
   return 0;

@@ -19,24 +19,24 @@ struct Options {
   std::vector<std::string> launcher;
   bool strict = false;
   bool with_dynamic = false;
-  bool package = true;                  // end the graph with the packaging step
-  std::string compression = "gzip";     // of the package payload
-  std::filesystem::path package_dir;    // where the .run goes; empty: OUT
-  std::string package_name;             // the package's fixed name; empty: static_kernel_<datetime>_<digest>
-  std::filesystem::path package_base;   // make the package a delta on this .run (skb-package --base)
-  bool package_self_contained = false;  // ... that carries its installer (skb-package --self-contained)
+  bool package = true;                   // end the graph with the packaging step
+  std::string compression = "gzip";      // of the package payload
+  std::filesystem::path package_dir;     // where the .run goes; empty: OUT
+  std::string package_name;              // the package's fixed name; empty: static_kernel_<datetime>_<digest>
+  std::filesystem::path package_base;    // make the package a delta on this .run (skb-package --base)
+  bool package_self_contained = false;   // ... that carries its installer (skb-package --self-contained)
   std::filesystem::path package_payoff;  // leave out what this evidence found slower (skb-package --payoff)
-  unsigned threads = 0;                 // 0: one per core
-  std::filesystem::path depfile;        // optional: a Make-style depfile of what the generation read
-  std::string cache;                    // the kernel store's URL; empty: none
-  bool cache_read_only = false;         // take from the store, never write to it
-  std::uint64_t cache_max_size = 0;     // bytes a file store keeps at most; 0: no cap
-  store::LocalFlags local;              // the user's private local store (on unless turned off)
-  bool report_quiet = false;            // the build's kernel store report prints errors only
-  bool lookup_now = false;              // a one-shot build: look kernels up now, give compile edges to the others
-  std::filesystem::path sign_key;       // signs store uploads and the package; empty: the user's own key
-                                        // signs uploads, the package is unsigned
-  std::filesystem::path trusted_keys;   // a store entry's signer must be in it; empty: the user's own keys
+  unsigned threads = 0;                  // 0: one per core
+  std::filesystem::path depfile;         // optional: a Make-style depfile of what the generation read
+  std::string cache;                     // the kernel store's URL; empty: none
+  bool cache_read_only = false;          // take from the store, never write to it
+  std::uint64_t cache_max_size = 0;      // bytes a file store keeps at most; 0: no cap
+  store::LocalFlags local;               // the user's private local store (on unless turned off)
+  bool report_quiet = false;             // the build's kernel store report prints errors only
+  bool lookup_now = false;               // a one-shot build: look kernels up now, give compile edges to the others
+  std::filesystem::path sign_key;        // signs store uploads and the package; empty: the user's own key
+                                         // signs uploads, the package is unsigned
+  std::filesystem::path trusted_keys;    // a store entry's signer must be in it; empty: the user's own keys
 };
 
 /// What a generation did, for the caller and its tests.

@@ -381,8 +381,7 @@ void tile(Check& c) {
   const std::int64_t len = Check::dims(multiples)[0];
   if (len < static_cast<std::int64_t>(xd.size()) || len > 8)
     c.fail(Check::shape_pointer("inputs", 1, multiples),
-           fmt::format("a shape [k] with k from {} (the rank of x) to 8", xd.size()),
-           show(Check::dims(multiples)));
+           fmt::format("a shape [k] with k from {} (the rank of x) to 8", xd.size()), show(Check::dims(multiples)));
   c.dtype("outputs", 0, y, {x.dtype});
   Dims padded(static_cast<std::size_t>(len) - xd.size(), 1);
   padded.insert(padded.end(), xd.begin(), xd.end());
@@ -427,8 +426,7 @@ void concat(Check& c) {
   }
   if (xs.empty()) c.fail("/inputs/0", "at least one tensor in x", "none");
   const Dims& first = Check::dims(xs[0]);
-  if (first.empty() || first.size() > 8)
-    c.fail(list_shape_pointer(xs, 0), "a shape of rank 1 to 8", show(first));
+  if (first.empty() || first.size() > 8) c.fail(list_shape_pointer(xs, 0), "a shape of rank 1 to 8", show(first));
   const auto axis = static_cast<std::size_t>(c.axis("concat_dim", dim, first.size(), c.attr_pointer("concat_dim")));
   Dims want = first;
   for (std::size_t j = 1; j < xs.size(); ++j) {

@@ -22,7 +22,7 @@ Payoff read_payoff_file(const std::filesystem::path& file) {
 std::size_t leave_out_slower(Collected& c, const Payoff& evidence) {
   std::map<std::string, std::string> file_sha;  // the package's bytes, by path
   for (const auto& f : c.manifest.files) file_sha.emplace(f.path, f.sha256);
-  std::vector<std::string> prefixes;  // <soc>/<op>/<name>. of each kernel left out
+  std::vector<std::string> prefixes;                  // <soc>/<op>/<name>. of each kernel left out
   std::map<std::string, const KernelPayoff*> by_key;  // every verdict
   for (const auto& k : evidence.kernels) by_key.emplace(k.key, &k);
   c.manifest.measured_on = fmt::format("{} ({}), skb {}, {}", evidence.machine, evidence.machine_class,

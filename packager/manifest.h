@@ -64,12 +64,12 @@ struct Manifest {
   std::string created;  // ISO 8601, UTC
   std::string skb_version;
   std::string toolchain, toolchain_identity;
-  std::string base;                    // a delta package's base package; "" for a whole one
-  std::vector<PackageKernel> kernels;  // sorted by name
-  std::vector<PackageFile> files;      // sorted by path
-  std::uint64_t installed_size = 0;    // sum of file sizes
-  std::vector<LeftOutKernel> left_out;  // sorted by name
-  std::string measured_on;              // where the payoff evidence was measured; "" without one
+  std::string base;                      // a delta package's base package; "" for a whole one
+  std::vector<PackageKernel> kernels;    // sorted by name
+  std::vector<PackageFile> files;        // sorted by path
+  std::uint64_t installed_size = 0;      // sum of file sizes
+  std::vector<LeftOutKernel> left_out;   // sorted by name
+  std::string measured_on;               // where the payoff evidence was measured; "" without one
   std::vector<MeasuredKernel> measured;  // sorted by name
 
   /// How many of its files a delta package takes from its base (0 for a whole package).

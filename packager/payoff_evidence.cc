@@ -18,19 +18,20 @@ namespace {
 constexpr std::size_t kMaxKernels = std::size_t{1} << 20;
 
 bool is_hex64(std::string_view s) {
-  return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
+  return s.size() == 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 bool is_kernel_name(std::string_view s) {
-  return !s.empty() && s.size() <= 256 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  return !s.empty() && s.size() <= 256 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 bool is_class_id(std::string_view s) {
-  return s.size() > 4 && s.size() <= 100 && s.substr(0, 4) == "cpu-" &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+  return s.size() > 4 && s.size() <= 100 && s.substr(0, 4) == "cpu-" && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+         });
 }
 
 // Every member of an object is one of `known`: a document that says more than skb wrote is not
@@ -110,14 +111,10 @@ std::string payoff_json(const Payoff& p) {
                        {"dynamic_ns", k.dynamic_ns},
                        {"pairs", k.pairs}});
   for (const auto& u : p.unmeasured) unmeasured.push_back({{"kernel", u.kernel}, {"reason", u.reason}});
-  Json doc = {{"format", p.format},
-              {"machine_class", p.machine_class},
-              {"machine", p.machine},
-              {"skb_version", p.skb_version},
-              {"measured", p.measured},
-              {"margin", p.margin},
-              {"confidence", p.confidence},
-              {"kernels", kernels},
+  Json doc = {{"format", p.format},         {"machine_class", p.machine_class},
+              {"machine", p.machine},       {"skb_version", p.skb_version},
+              {"measured", p.measured},     {"margin", p.margin},
+              {"confidence", p.confidence}, {"kernels", kernels},
               {"unmeasured", unmeasured}};
   return doc.dump(1) + "\n";
 }

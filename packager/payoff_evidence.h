@@ -11,19 +11,19 @@
 namespace skb::packager {
 
 /// The verdicts, from the 95% interval of the ratio static time / dynamic time and a margin m.
-inline constexpr const char* kFaster = "faster";        // the whole interval below 1/(1+m)
-inline constexpr const char* kSlower = "slower";        // the whole interval above 1+m
-inline constexpr const char* kNoDifference = "same";    // neither: no measurable difference
+inline constexpr const char* kFaster = "faster";      // the whole interval below 1/(1+m)
+inline constexpr const char* kSlower = "slower";      // the whole interval above 1+m
+inline constexpr const char* kNoDifference = "same";  // neither: no measurable difference
 std::string verdict_of(double low, double high, double margin);
 
 /// One static kernel measured against its dynamic twin.
 struct KernelPayoff {
-  std::string kernel, key, sha256;            // the static kernel, its skbKey and its bytes' SHA-256
+  std::string kernel, key, sha256;             // the static kernel, its skbKey and its bytes' SHA-256
   std::string dynamic_kernel, dynamic_sha256;  // what served the call without it
   std::string verdict;
-  double ratio = 1, low = 1, high = 1;        // static / dynamic time: estimate and 95% interval
-  double static_ns = 0, dynamic_ns = 0;       // per call
-  std::int64_t pairs = 0;                     // paired samples
+  double ratio = 1, low = 1, high = 1;   // static / dynamic time: estimate and 95% interval
+  double static_ns = 0, dynamic_ns = 0;  // per call
+  std::int64_t pairs = 0;                // paired samples
 };
 
 /// A static kernel the bench could not measure, and why.

@@ -216,8 +216,9 @@ MissRecorder& MissRecorder::process() {
       if (auto s = common::env_or_empty("SKB_RECORD_MISSES_INTERVAL"); !s.empty())
         interval = std::chrono::milliseconds(static_cast<long long>(std::stod(s) * 1000));
     } catch (const std::exception&) {
-      std::fprintf(stderr, "skb runtime: warning: SKB_RECORD_MISSES_MAX or SKB_RECORD_MISSES_INTERVAL is not a "
-                           "number: the defaults apply\n");
+      std::fprintf(stderr,
+                   "skb runtime: warning: SKB_RECORD_MISSES_MAX or SKB_RECORD_MISSES_INTERVAL is not a "
+                   "number: the defaults apply\n");
     }
     recorder.start(dir, cap, interval);
     return true;

@@ -15,9 +15,7 @@ namespace {
 // attr) first, then shapes of another rank, then dims; the smallest is the nearest.
 struct Distance {
   std::size_t other = 0, ranks = 0, dims = 0;
-  bool operator<(const Distance& d) const {
-    return std::tie(other, ranks, dims) < std::tie(d.other, d.ranks, d.dims);
-  }
+  bool operator<(const Distance& d) const { return std::tie(other, ranks, dims) < std::tie(d.other, d.ranks, d.dims); }
 };
 
 Distance distance(const std::vector<common::FieldDiff>& diff) {
@@ -84,8 +82,8 @@ std::string explain_miss(const Index& index, const opmodel::OpRecord& call, Inst
     }
   }
   if (!best) return fmt::format("{}: no static kernel of this op is installed for SoC {}", call.op_type, index.soc);
-  if (best_diff.empty()) return fmt::format("{}: static kernel {} (package {})", call.op_type, best->kernel_name,
-                                            best->package);
+  if (best_diff.empty())
+    return fmt::format("{}: static kernel {} (package {})", call.op_type, best->kernel_name, best->package);
   const common::FieldDiff& first = best_diff.front();
   return fmt::format(
       "{}: no static kernel for this call; nearest of {} installed: {} (package {}), {} field{} differ{}; first "

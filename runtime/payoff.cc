@@ -65,8 +65,8 @@ fs::path payoff_file(const fs::path& root, const std::string& class_id) {
   return root / "payoff" / (class_id + ".json");
 }
 
-std::unordered_map<std::string, std::string> withheld_kernels(const Payoff& p,
-                                                              const std::unordered_map<std::string, IndexEntry>& by_key) {
+std::unordered_map<std::string, std::string> withheld_kernels(
+    const Payoff& p, const std::unordered_map<std::string, IndexEntry>& by_key) {
   std::unordered_map<std::string, std::string> out;
   std::unordered_map<std::string, const IndexEntry*> by_name;  // only when something was slower
   for (const auto& k : p.kernels) {
@@ -105,7 +105,8 @@ AppliedPayoff apply_payoff(const fs::path& root, const std::unordered_map<std::s
       throw FieldError("/machine_class", fmt::format("expected {}, this machine's class", mc.id));
     applied.withheld = withheld_kernels(p, by_key);
   } catch (const FieldError& e) {
-    applied.problem = fmt::format("{}: {}: payoff evidence refused, every kernel is served", file.string(), e.describe());
+    applied.problem =
+        fmt::format("{}: {}: payoff evidence refused, every kernel is served", file.string(), e.describe());
   } catch (const common::Error& e) {
     applied.problem = fmt::format("{}: payoff evidence refused, every kernel is served", e.what());
   }

@@ -84,7 +84,8 @@ void require(bool ok, const char* what) {
 // The index; and the driver, when the library holds cuda kernels (so that a machine without one
 // learns it when it opens the library, not at its first call).
 std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
-  auto index = std::make_shared<const Index>(skb::runtime::with_payoff(skb::runtime::read_index(rt.root, rt.soc), rt.root));
+  auto index =
+      std::make_shared<const Index>(skb::runtime::with_payoff(skb::runtime::read_index(rt.root, rt.soc), rt.root));
   for (const auto& [key, entry] : index->by_key)
     if (entry.launch.on_device()) {
       CudaDriver::get();

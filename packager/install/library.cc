@@ -127,7 +127,8 @@ std::vector<std::string> Library::soc_folders() const {
   for (const std::string& name : common::list_dir(root_ / "config")) {
     struct stat st;
     if (::lstat((root_ / "config" / name).c_str(), &st) != 0)
-      throw common::IoError(fmt::format("{}: cannot stat: {}", (root_ / "config" / name).string(), std::strerror(errno)));
+      throw common::IoError(
+          fmt::format("{}: cannot stat: {}", (root_ / "config" / name).string(), std::strerror(errno)));
     if (S_ISDIR(st.st_mode)) socs.push_back(name);
   }
   return socs;
@@ -175,9 +176,10 @@ std::vector<std::string> Library::read_order() const {
   std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
   if (!text) return {};
   std::vector<std::string> order = parse_config_ini(*text);
-  order.erase(std::remove_if(order.begin(), order.end(),
-                             [&](const std::string& p) { return !common::is_file(root_ / p / packager::kManifestName); }),
-              order.end());
+  order.erase(
+      std::remove_if(order.begin(), order.end(),
+                     [&](const std::string& p) { return !common::is_file(root_ / p / packager::kManifestName); }),
+      order.end());
   return order;
 }
 
@@ -481,7 +483,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
     write_journal("install", m.package);  // may fail too, on a full disk
-    remove_tree(target);                   // a half package left by something else than us
+    remove_tree(target);                  // a half package left by something else than us
   } catch (...) {
     remove_tree_after_failure(staging);
     throw;

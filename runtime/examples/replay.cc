@@ -116,7 +116,8 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
   app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)");
   app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str();
   app.add_flag("--verbose", verbose, "One line per call");
-  app.add_flag("--counts", per_kernel, "The runtime's counts per op and kernel: static hits, dynamic fallbacks, no kernel");
+  app.add_flag("--counts", per_kernel,
+               "The runtime's counts per op and kernel: static hits, dynamic fallbacks, no kernel");
   app.add_flag("--explain", why,
                "For each call with no static kernel: the installed kernel of its op nearest to it and the first "
                "field that differs (which shapes the dump never saw)");

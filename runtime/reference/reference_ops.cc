@@ -107,7 +107,8 @@ std::vector<float> ref_softmax(const Ref& x, const std::vector<std::int64_t>& ax
   for (std::int64_t i = 0; i < n; ++i) mx[slice[i]] = std::max<double>(mx[slice[i]], x.data[i]);
   for (std::int64_t i = 0; i < n; ++i) sum[slice[i]] += std::exp(double(x.data[i]) - mx[slice[i]]);
   std::vector<float> y(x.data.size());
-  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(std::exp(double(x.data[i]) - mx[slice[i]]) / sum[slice[i]]);
+  for (std::int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>(std::exp(double(x.data[i]) - mx[slice[i]]) / sum[slice[i]]);
   return y;
 }
 

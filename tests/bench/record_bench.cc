@@ -83,10 +83,11 @@ int main(int argc, char** argv) {
       on.push_back(ns_per_call(rt, *smallest, calls));
     }
     skb_runtime_record_stop();
-    fmt::print("smallest static kernel of the dump: {} ({} input elements); {} calls a round, the least of {} rounds each:\n"
-               "  recording misses off: {:.0f} ns/call\n  recording misses on:  {:.0f} ns/call ({:+.1f}%)\n",
-               skb::common::parse_json(smallest->text).at("op_type").get<std::string>(), smallest->elements, calls,
-               kRounds, least(off), least(on), 100.0 * (least(on) - least(off)) / least(off));
+    fmt::print(
+        "smallest static kernel of the dump: {} ({} input elements); {} calls a round, the least of {} rounds each:\n"
+        "  recording misses off: {:.0f} ns/call\n  recording misses on:  {:.0f} ns/call ({:+.1f}%)\n",
+        skb::common::parse_json(smallest->text).at("op_type").get<std::string>(), smallest->elements, calls, kRounds,
+        least(off), least(on), 100.0 * (least(on) - least(off)) / least(off));
     skb_runtime_close(rt);
   } catch (const std::exception& e) {
     fmt::print(stderr, "skb_record_bench: error: {}\n", e.what());

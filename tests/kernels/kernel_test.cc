@@ -40,9 +40,11 @@ struct Case {
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.label; }
 
-Spec T(std::string dtype, Shape shape) { return Spec{std::move(dtype), std::move(shape), false, {}}; }
-Spec Null() { return Spec{"", {}, true, {}}; }
-Spec Perm(std::vector<std::int64_t> p) { return Spec{"int64", {static_cast<std::int64_t>(p.size())}, false, p}; }
+Spec T(std::string dtype, Shape shape) { return Spec{std::move(dtype), std::move(shape), false, {}, {}, false}; }
+Spec Null() { return Spec{"", {}, true, {}, {}, false}; }
+Spec Perm(std::vector<std::int64_t> p) {
+  return Spec{"int64", {static_cast<std::int64_t>(p.size())}, false, p, {}, false};
+}
 Spec Multiples(std::vector<std::int64_t> m) { return Perm(std::move(m)); }
 Spec List(std::vector<Spec> tensors) { return Spec{"", {}, false, {}, std::move(tensors), true}; }
 Json A(const char* name, int index, const char* dtype, Json value) {
@@ -150,7 +152,8 @@ std::vector<Case> cases() {
   c.push_back({"tile_f16_rows", "Tile", {T("float16", {1, 32}), Multiples({16, 1})}, {T("float16", {16, 32})}});
   c.push_back({"tile_f32_every_axis", "Tile", {T("float", {2, 3, 4}), Multiples({2, 1, 3})}, {T("float", {4, 3, 12})}});
   // multiples longer than x's rank: x is padded with leading ones, as numpy.tile does
-  c.push_back({"tile_bf16_new_axes", "Tile", {T("bfloat16", {3, 2}), Multiples({2, 1, 2})}, {T("bfloat16", {2, 3, 4})}});
+  c.push_back(
+      {"tile_bf16_new_axes", "Tile", {T("bfloat16", {3, 2}), Multiples({2, 1, 2})}, {T("bfloat16", {2, 3, 4})}});
   Json concat_1 = Json::array({A("concat_dim", 0, "int", 1), A("N", 1, "int", 2)});
   c.push_back({"concat_f16_mid",
                "ConcatD",

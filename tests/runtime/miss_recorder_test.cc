@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 #include <sys/wait.h>
-#include <csignal>
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <set>
 #include <thread>

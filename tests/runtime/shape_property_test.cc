@@ -231,25 +231,25 @@ std::vector<OpGen> generators() {
          perm[0] = perm[1];  // not a permutation
          return true;
        }});
-  g.push_back({"Tile",
-               [](Rng& rng) {
-                 Dims x = random_shape(rng, 0, 3), multiples, y;
-                 // as many multiples as x's axes or one more (x padded with a leading one)
-                 multiples.resize(std::max<std::size_t>(1, x.size() + static_cast<std::size_t>(coin(rng))));
-                 for (std::size_t i = 0; i < multiples.size(); ++i) {
-                   multiples[i] = pick(rng, 1, 3);
-                   const std::size_t pad = multiples.size() - x.size();
-                   y.push_back((i < pad ? 1 : x[i - pad]) * multiples[i]);
-                 }
-                 return record("Tile", {tensor("float", x, 0), value_tensor("int64", multiples, 1)},
-                               {tensor("float", y, 0)});
-               },
-               [](Json& r, Rng& rng) {
-                 if (coin(rng)) return longer_output(r, rng);
-                 Json& multiples = r["inputs"][1]["const_data"];
-                 multiples[0] = multiples[0].get<std::int64_t>() + 1;  // y no longer follows them
-                 return true;
-               }});
+  g.push_back(
+      {"Tile",
+       [](Rng& rng) {
+         Dims x = random_shape(rng, 0, 3), multiples, y;
+         // as many multiples as x's axes or one more (x padded with a leading one)
+         multiples.resize(std::max<std::size_t>(1, x.size() + static_cast<std::size_t>(coin(rng))));
+         for (std::size_t i = 0; i < multiples.size(); ++i) {
+           multiples[i] = pick(rng, 1, 3);
+           const std::size_t pad = multiples.size() - x.size();
+           y.push_back((i < pad ? 1 : x[i - pad]) * multiples[i]);
+         }
+         return record("Tile", {tensor("float", x, 0), value_tensor("int64", multiples, 1)}, {tensor("float", y, 0)});
+       },
+       [](Json& r, Rng& rng) {
+         if (coin(rng)) return longer_output(r, rng);
+         Json& multiples = r["inputs"][1]["const_data"];
+         multiples[0] = multiples[0].get<std::int64_t>() + 1;  // y no longer follows them
+         return true;
+       }});
   g.push_back({"ConcatD",
                [](Rng& rng) {
                  // Three tensors always: the dynamic kernel is made for a list of that length.
@@ -263,7 +263,8 @@ std::vector<OpGen> generators() {
                    y[axis] += x[axis];
                    xs.push_back(tensor("float", x, 0));
                  }
-                 const auto given = static_cast<std::int64_t>(axis) - (coin(rng) ? static_cast<std::int64_t>(shape.size()) : 0);
+                 const auto given =
+                     static_cast<std::int64_t>(axis) - (coin(rng) ? static_cast<std::int64_t>(shape.size()) : 0);
                  return record("ConcatD", {xs}, {tensor("float", y, 0)},
                                {attr("concat_dim", 0, "int", given), attr("N", 1, "int", 3)});
                },

@@ -50,9 +50,9 @@ TEST(Defines, DynamicKernelGetsNoShapes) {
 }
 
 TEST(Defines, ATensorListGetsItsCountEachTensorAndAllItsShapesInOne) {
-  Json r = test::record("ConcatD", {Json::array({test::tensor("float16", {2, 3}, 0), test::tensor("float16", {2, 5}, 1)})},
-                        {test::tensor("float16", {2, 8}, 0)},
-                        {test::attr("concat_dim", 0, "int", 1), test::attr("N", 1, "int", 2)});
+  Json r = test::record(
+      "ConcatD", {Json::array({test::tensor("float16", {2, 3}, 0), test::tensor("float16", {2, 5}, 1)})},
+      {test::tensor("float16", {2, 8}, 0)}, {test::attr("concat_dim", 0, "int", 1), test::attr("N", 1, "int", 2)});
   auto defs = kernel_defines(parse_op_record(r), Variant::kStatic);
   for (const char* want : {"-DSKB_IN0_COUNT=2", "-DSKB_IN0_0_SHAPE=2,3", "-DSKB_IN0_1_SHAPE=2,5",
                            "-DSKB_IN0_1_DTYPE=float16", "-DSKB_IN0_SHAPES=2,2,3,2,2,5", "-DSKB_ATTR_concat_dim=1"})

@@ -45,7 +45,7 @@ TEST(ShapeRules, EveryRecordOfTheExampleDumpAgreesWithItsOp) {
     OpRecord r = parse_op_record(common::parse_json(common::read_file(e.path(), 1 << 20)));
     EXPECT_NO_THROW((check_shapes(r) ? ++checked : ++unchecked)) << e.path();
   }
-  EXPECT_EQ(checked, 99u);   // 24 records in each of 4 folders (2 ranks), plus 3 unseen
+  EXPECT_EQ(checked, 99u);  // 24 records in each of 4 folders (2 ranks), plus 3 unseen
   EXPECT_EQ(unchecked, 0u);
 }
 
@@ -247,15 +247,16 @@ TEST(ShapeRules, ConcatDJoinsItsListAlongConcatDim) {
             "/attrs/1/value: expected 2 (the tensors of x) for ConcatD with concat_dim=0, N=3, found 3");
   Json mixed = concat({{2, 3}, {2, 3}}, 0, {4, 3});
   mixed["inputs"][0][1]["dtype"] = "float";
-  EXPECT_EQ(contradiction(mixed), "/inputs/0/1/dtype: expected float16 for ConcatD with concat_dim=0, N=2, found float");
+  EXPECT_EQ(contradiction(mixed),
+            "/inputs/0/1/dtype: expected float16 for ConcatD with concat_dim=0, N=2, found float");
   EXPECT_EQ(contradiction(record("ConcatD", {tensor("float16", {2, 3}, 0)}, {tensor("float16", {2, 3}, 0)})),
             "/inputs/0: expected a list of tensors for inputs 0 of ConcatD");
 }
 
 TEST(ShapeRules, AnOpWithoutRulesIsNotChecked) {
-  OpRecord r = parse_op_record(record("GatherV2",
-                                      {tensor("float", {8, 32}, 0), tensor("int64", {4}, 1), value_tensor("int64", {0}, 2)},
-                                      {tensor("float", {4, 7}, 0)}));
+  OpRecord r = parse_op_record(
+      record("GatherV2", {tensor("float", {8, 32}, 0), tensor("int64", {4}, 1), value_tensor("int64", {0}, 2)},
+             {tensor("float", {4, 7}, 0)}));
   EXPECT_FALSE(has_shape_rules("GatherV2"));
   EXPECT_FALSE(check_shapes(r));
   EXPECT_TRUE(has_shape_rules("BatchMatMulV2"));

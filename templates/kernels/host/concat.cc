@@ -8,10 +8,10 @@ typedef SKB_DT(SKB_IN0_0_DTYPE) TX;
 static constexpr int kCount = SKB_IN0_COUNT;
 
 struct Params {
-  int64_t outer;              // the product of the axes before concat_dim
-  int64_t row;                // y's elements from concat_dim on: the parts of all x side by side
-  int64_t part[kCount + 1];   // each x's elements from concat_dim on
-  bool ok;  // every x has y's rank and y's extents but on concat_dim, where theirs add up to y's
+  int64_t outer;             // the product of the axes before concat_dim
+  int64_t row;               // y's elements from concat_dim on: the parts of all x side by side
+  int64_t part[kCount + 1];  // each x's elements from concat_dim on
+  bool ok;                   // every x has y's rank and y's extents but on concat_dim, where theirs add up to y's
 };
 
 static constexpr Params make(const skb_k::Dims* xs, int64_t concat_dim, skb_k::Dims y) {

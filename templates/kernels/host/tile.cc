@@ -61,9 +61,7 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 
 #ifdef SKB_STATIC
 static constexpr int64_t kMultiples[SKB_MAX_RANK + 1] = {SKB_IN1_CONST};
-static constexpr Params make_static() {
-  return make(SKB_IN_DIMS(0), kMultiples, SKB_IN1_CONST_LEN, SKB_OUT_DIMS(0));
-}
+static constexpr Params make_static() { return make(SKB_IN_DIMS(0), kMultiples, SKB_IN1_CONST_LEN, SKB_OUT_DIMS(0)); }
 SKB_ENTRY(make_static, unused, run)
 #else
 typedef SKB_DT(SKB_IN1_DTYPE) TMultiple;
