@@ -11,7 +11,7 @@
 #include "opmodel/discovery.h"
 #include "opmodel/shape_rules.h"
 #include "opmodel/support.h"
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 #include "runtime/nearest.h"
 
 namespace skb::explain {

@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "common/error.h"
+#include "packager/format/payoff_evidence.h"
 #include "packager/install/cli.h"
 #include "packager/install/payload_reader.h"
 #include "packager/install/run_file.h"
 #include "packager/install/trust_policy.h"
-#include "packager/payoff_evidence.h"
 #include "trust/trusted_keys.h"
 
 namespace skb::explain {

@@ -18,7 +18,7 @@
 #include "generator/scan.h"
 #include "generator/summary.h"
 #include "opmodel/discovery.h"
-#include "packager/launch.h"
+#include "packager/format/launch.h"
 #include "store/kernel_cache.h"
 #include "store/module.h"
 

@@ -6,10 +6,9 @@
 #include <cstring>
 
 #include "common/error.h"
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 
 namespace skb::packager {
-using installer::kGzipBlockBytes;
 
 BlockDeflater::BlockDeflater(std::FILE* out, std::filesystem::path path, int level, unsigned threads)
     : out_(out), path_(std::move(path)), level_(level), threads_(std::max(threads, 1u)) {
@@ -34,7 +33,7 @@ void BlockDeflater::finish() {
 
 void BlockDeflater::start_block() {
   write_done(threads_ - 1);
-  queue_.push_back(std::async(std::launch::async, installer::gzip_block, std::move(pending_), level_));
+  queue_.push_back(std::async(std::launch::async, gzip_block, std::move(pending_), level_));
   pending_.clear();
   pending_.reserve(kGzipBlockBytes);
 }

@@ -8,7 +8,7 @@
 
 namespace skb::packager {
 
-/// Writes a stream to a file as gzip blocks (install/gzip_bytes.h) of kGzipBlockBytes each:
+/// Writes a stream to a file as gzip blocks (format/gzip_bytes.h) of kGzipBlockBytes each:
 /// up to `threads` blocks are compressed at once, on threads of their own, and written in the
 /// stream's order. Throws common::Error naming the file.
 class BlockDeflater {

@@ -18,7 +18,7 @@
 #include "common/process.h"
 #include "common/version.h"
 #include "opmodel/discovery.h"
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 #include "packager/package.h"
 
 namespace skb::packager {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 namespace skb::packager {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "packager/collect.h"
-#include "packager/payoff_evidence.h"
+#include "packager/format/payoff_evidence.h"
 
 namespace skb::packager {
 

@@ -20,11 +20,12 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "packager/collect.h"
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
+#include "packager/format/manifest.h"
+#include "packager/format/run_header.h"
 #include "packager/install/payload_reader.h"
 #include "packager/install/run_file.h"
 #include "packager/left_out.h"
-#include "packager/manifest.h"
 #include "packager/stub.h"
 #include "trust/key.h"
 #include "trust/signature.h"
@@ -66,7 +67,7 @@ struct Installer {
 Installer read_installer(const fs::path& file) {
   Installer i;
   i.gz = common::read_file(file, 1 << 30);
-  std::optional<std::string> bytes = installer::gunzip_bytes(i.gz, std::size_t{1} << 30);
+  std::optional<std::string> bytes = gunzip_bytes(i.gz, std::size_t{1} << 30);
   if (!bytes) throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
   i.unpacked_size = bytes->size();
   i.unpacked_sha256 = common::sha256_hex(*bytes);

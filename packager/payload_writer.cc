@@ -15,7 +15,7 @@
 
 #include "common/error.h"
 #include "packager/block_deflater.h"
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 #include "packager/read_ahead.h"
 
 namespace skb::packager {
@@ -102,10 +102,10 @@ std::vector<std::string> write_payload(const fs::path& out, const std::string& m
   check(w, sink, archive_write_set_format_pax_restricted(w), "tar format");
   switch (compression) {
     case Compression::kGzip:
-      // gzip blocks, which the installer unpacks on all cores (install/gzip_bytes.h).
+      // gzip blocks, which the installer unpacks on all cores (format/gzip_bytes.h).
       file.reset(std::fopen(out.c_str(), "wbe"));
       if (!file) throw Error(fmt::format("{}: cannot create: {}", out.string(), std::strerror(errno)));
-      blocks = std::make_unique<BlockDeflater>(file.get(), out, installer::kGzipLevel, compressing_threads());
+      blocks = std::make_unique<BlockDeflater>(file.get(), out, kGzipLevel, compressing_threads());
       sink.blocks = blocks.get();
       break;
     case Compression::kZstd:

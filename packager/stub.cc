@@ -8,9 +8,7 @@
 namespace skb::packager {
 namespace {
 
-// {0} package {1} soc {2} kernels {3} skb version {4} header length {5} installer offset
-// {6} installer size {7} installer sha256 {8} payload offset {9} payload size {10} payload sha256
-// {11} signature size {12} installer size unpacked {13} installer sha256 unpacked {14} base
+// {0} package {1} soc {2} kernels {3} skb version {4} the header's fields (render_run_header_fields)
 constexpr const char* kStub = R"STUB(#!/bin/sh
 # {0}.run: {2} prebuilt kernels for {1}, made by skb {3}.
 # A self-extracting installer: `sh {0}.run --help` lists the options.
@@ -25,19 +23,7 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # start at once spend most of their time starting programs.
 set -eu
 umask 022
-skb_package={0}
-skb_header_len={4}
-skb_installer_offset={5}
-skb_installer_size={6}
-skb_installer_sha256={7}
-skb_installer_unpacked_size={12}
-skb_installer_unpacked_sha256={13}
-skb_base={14}
-skb_payload_offset={8}
-skb_payload_size={9}
-skb_payload_sha256={10}
-skb_signature_size={11}
-
+{4}
 skb_die() {{ echo "$skb_package.run: error: $*" >&2; exit 3; }}
 skb_self=$0
 case $skb_self in /*) ;; *) skb_self=${{PWD:-$(pwd)}}/$skb_self ;; esac
@@ -156,18 +142,25 @@ skb_run "$skb_file" "$@"
 }  // namespace
 
 std::string make_stub(const StubInput& in) {
-  std::uint64_t header_len = 0;
+  RunHeaderFields f;
+  f.package = in.package;
+  f.installer_size = in.installer_size;
+  f.installer_sha256 = in.installer_sha256;
+  f.installer_unpacked_size = in.installer_unpacked_size;
+  f.installer_unpacked_sha256 = in.installer_unpacked_sha256;
+  f.base = in.base;
+  f.payload_size = in.payload_size;
+  f.payload_sha256 = in.payload_sha256;
+  f.signature_size = in.signature_size;
   std::string text;
   // The offsets depend on the header's length, which depends on the offsets' digits: iterate
   // until stable (two or three rounds).
   for (int round = 0; round < 8; ++round) {
-    std::uint64_t installer_offset = header_len + kStubHashLine + in.signature_size;
-    std::uint64_t payload_offset = installer_offset + in.installer_size;
-    text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, header_len, installer_offset,
-                       in.installer_size, in.installer_sha256, payload_offset, in.payload_size, in.payload_sha256,
-                       in.signature_size, in.installer_unpacked_size, in.installer_unpacked_sha256, in.base);
-    if (text.size() == header_len) break;
-    header_len = text.size();
+    f.installer_offset = f.header_len + kStubHashLine + in.signature_size;
+    f.payload_offset = f.installer_offset + in.installer_size;
+    text = fmt::format(kStub, in.package, in.soc, in.kernels, common::kVersion, render_run_header_fields(f));
+    if (text.size() == f.header_len) break;
+    f.header_len = text.size();
   }
   return text + common::sha256_hex(text) + "\n";
 }

@@ -1,7 +1,8 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <string_view>
+
+#include "packager/format/run_header.h"
 
 namespace skb::packager {
 
@@ -21,14 +22,6 @@ struct StubInput {
   std::string base;                           // a delta's base package; empty for a whole package
 };
 
-/// The line after the stub: the stub's SHA-256 in hex and a newline.
-constexpr std::uint64_t kStubHashLine = 65;
-
-/// What a package's signature signs: a label, then the header (the stub, without its hash line),
-/// which gives the exact offsets, sizes and SHA-256 of the installer and of the payload, whose
-/// manifest pins every file's SHA-256: so a signature covers every byte of the package.
-inline std::string package_signed_message(std::string_view header) { return "skb-package-v1\n" + std::string(header); }
-
 /// The stub: a POSIX sh script that runs the operator library's copy of the installer when it is
 /// this package's (by its unpacked SHA-256), else copies the installer to the first folder with
 /// room that lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, unpacks it with
@@ -36,7 +29,8 @@ inline std::string package_signed_message(std::string_view header) { return "skb
 /// (installer::verify_run_file) and the payload. A package without an installer (installer_size
 /// 0: a delta that leaves it to its base's) stops with exit status 5 when no library has it. The
 /// stub ends with a line holding the SHA-256 of the bytes before it; then the signature line
-/// (signature_size bytes, none when unsigned); the installer follows right after.
+/// (signature_size bytes, none when unsigned); the installer follows right after. Its header's
+/// fields, hash line and signed message are the package format's (format/run_header.h).
 std::string make_stub(const StubInput& in);
 
 }  // namespace skb::packager

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "opmodel/op_record.h"
-#include "packager/launch.h"
+#include "packager/format/launch.h"
 #include "runtime/kernel_module.h"
 #include "skb_cuda_abi.h"
 

@@ -5,7 +5,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 namespace skb::runtime {
 namespace fs = std::filesystem;

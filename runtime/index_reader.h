@@ -4,7 +4,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "packager/launch.h"
+#include "packager/format/launch.h"
 
 namespace skb::runtime {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/json_input.h"
-#include "packager/payoff_evidence.h"
+#include "packager/format/payoff_evidence.h"
 #include "runtime/index_reader.h"
 
 namespace skb::runtime {
@@ -28,7 +28,7 @@ MachineClass host_machine_class();
 /// The class of a CPU model (description); its id as host_machine_class makes it.
 MachineClass cpu_machine_class(std::string_view cpu_model);
 
-// The evidence's format is the package format's (packager/payoff_evidence.h), which skb-package
+// The evidence's format is the package format's (packager/format/payoff_evidence.h), which skb-package
 // --payoff reads too.
 using packager::KernelPayoff;
 using packager::kFaster;

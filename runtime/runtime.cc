@@ -16,7 +16,7 @@
 #include "opmodel/op_record.h"
 #include "opmodel/shape_rules.h"
 #include "opmodel/support.h"
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 #include "runtime/call_args.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_launch.h"

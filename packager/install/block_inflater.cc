@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 #include "packager/install/payload_reader.h"
 
 namespace skb::installer {
@@ -11,17 +11,17 @@ BlockInflater::BlockInflater(int fd, std::uint64_t offset, std::uint64_t size, u
     : fd_(fd), offset_(offset), size_(size), ahead_(ahead) {}
 
 bool BlockInflater::starts_with_block(int fd, std::uint64_t offset, std::uint64_t size) {
-  char head[kGzipBlockHeader];
+  char head[packager::kGzipBlockHeader];
   return size >= sizeof head && pread_full(fd, head, sizeof head, offset) &&
-         gzip_block_length(std::string_view(head, sizeof head)).has_value();
+         packager::gzip_block_length(std::string_view(head, sizeof head)).has_value();
 }
 
 std::future<std::string> BlockInflater::start() {
   const std::uint64_t at = pos_;
-  char head[kGzipBlockHeader];
+  char head[packager::kGzipBlockHeader];
   std::optional<std::uint32_t> length;
   if (size_ - at >= sizeof head && pread_full(fd_, head, sizeof head, offset_ + at))
-    length = gzip_block_length(std::string_view(head, sizeof head));
+    length = packager::gzip_block_length(std::string_view(head, sizeof head));
   if (!length) throw VerifyError(fmt::format("damaged payload: no gzip block starts at its byte {}", at));
   if (*length > size_ - at)
     throw VerifyError(
@@ -31,11 +31,11 @@ std::future<std::string> BlockInflater::start() {
     std::string block(length, '\0');
     if (!pread_full(fd, block.data(), block.size(), from))
       throw VerifyError(fmt::format("the payload is truncated at its byte {}", at));
-    std::optional<std::string> bytes = gunzip_bytes(block, kMaxGzipBlockBytes);
+    std::optional<std::string> bytes = packager::gunzip_bytes(block, packager::kMaxGzipBlockBytes);
     if (!bytes)
       throw VerifyError(
           fmt::format("damaged payload: the gzip block at its byte {} does not unpack to at most {} bytes", at,
-                      kMaxGzipBlockBytes));
+                      packager::kMaxGzipBlockBytes));
     return std::move(*bytes);
   };
   return std::async(ahead_ > 0 ? std::launch::async : std::launch::deferred, std::move(unpack));

@@ -7,7 +7,7 @@
 
 namespace skb::installer {
 
-/// The bytes that a run of gzip blocks (gzip_bytes.h) holds, unpacked in order: while one block
+/// The bytes that a run of gzip blocks (format/gzip_bytes.h) holds, unpacked in order: while one block
 /// is handed out, the next `ahead` ones are unpacked on threads of their own (none: each is
 /// unpacked when asked for). Reads bytes [offset, offset + size) of fd, with pread.
 class BlockInflater {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 namespace skb::installer {
 

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "packager/format/manifest.h"
 #include "packager/install/index_pieces.h"
-#include "packager/manifest.h"
 
 namespace skb::installer {
 

@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 #include "common/json_input.h"
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 
 namespace skb::installer {
 namespace {
@@ -100,10 +100,10 @@ PackagePieces parse_pieces(std::string_view text, const std::string& package) {
   return p;
 }
 
-std::string pieces_file(const PackagePieces& p) { return gzip_bytes(pieces_text(p)); }
+std::string pieces_file(const PackagePieces& p) { return packager::gzip_bytes(pieces_text(p)); }
 
 PackagePieces parse_pieces_file(const std::string& bytes, const std::string& package) {
-  std::optional<std::string> text = gunzip_bytes(bytes, kMaxText);
+  std::optional<std::string> text = packager::gunzip_bytes(bytes, kMaxText);
   if (!text)
     throw common::Error(fmt::format("{}/{}: not as skb writes it, damaged or too large", package, kIndexPiecesName));
   return parse_pieces(*text, package);

@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 namespace skb::installer {
 
@@ -21,8 +21,8 @@ struct IndexPiece {
 /// What the library needs of an installed package to merge the indexes and to link a new
 /// package's files to it: its kernels' pieces and its files (sha256, path in the package).
 /// Rendered from the manifest when the package is installed and kept beside it, gzip-compressed
-/// (<package>/index_pieces.gz: about a quarter of the text), so that an install reads each installed package's few lines
-/// of text instead of parsing its manifest: an install's cost hardly grows with the library.
+/// (<package>/index_pieces.gz: about a quarter of the text), so that an install reads each installed package's few
+/// lines of text instead of parsing its manifest: an install's cost hardly grows with the library.
 struct PackagePieces {
   std::string package;
   std::vector<IndexPiece> kernels;

@@ -19,10 +19,10 @@
 
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "packager/format/run_header.h"
 #include "packager/install/block_inflater.h"
 #include "packager/install/file_sink.h"
 #include "packager/install/payload_filters.h"
-#include "packager/stub.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;

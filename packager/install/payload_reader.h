@@ -4,16 +4,14 @@
 #include <string>
 
 #include "common/error.h"
+#include "packager/format/manifest.h"
+#include "packager/format/verify_error.h"
 #include "packager/install/file_sink.h"
-#include "packager/manifest.h"
 
 namespace skb::installer {
 
-/// A package that fails verification: damaged, or built to attack the installer.
-class VerifyError : public common::Error {
- public:
-  using common::Error::Error;
-};
+/// A package that fails verification: the package format's error (format/verify_error.h).
+using packager::VerifyError;
 
 /// A delta package whose base's files the library does not hold (by content, in any package).
 class BaseMissingError : public common::Error {

@@ -4,8 +4,8 @@
 #include <cstdlib>
 
 #include "common/fs.h"
+#include "packager/format/run_header.h"
 #include "packager/install/payload_reader.h"
-#include "packager/stub.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;

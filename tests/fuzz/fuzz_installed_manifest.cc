@@ -5,8 +5,8 @@
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "packager/format/manifest.h"
 #include "packager/install/index.h"
-#include "packager/manifest.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

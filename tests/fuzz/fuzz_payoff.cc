@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "packager/payoff_evidence.h"
+#include "packager/format/payoff_evidence.h"
 #include "tests/fuzz/fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -178,7 +178,7 @@ def tar_bytes(entries, compress=None):
 
 def gzip_blocks(raw, size, extra_length=0):
     """raw as skb-package writes a gzip payload: gzip members of `size` bytes each that name their
-    own length in the extra field "SK" (packager/install/gzip_bytes.h); the last one's length
+    own length in the extra field "SK" (packager/format/gzip_bytes.h); the last one's length
     `extra_length` bytes too long."""
     out = b""
     for i in range(0, len(raw), size):

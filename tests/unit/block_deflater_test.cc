@@ -8,8 +8,8 @@
 #include <string>
 
 #include "common/fs.h"
+#include "packager/format/gzip_bytes.h"
 #include "packager/install/block_inflater.h"
-#include "packager/install/gzip_bytes.h"
 #include "test_util.h"
 
 namespace skb::packager {
@@ -28,10 +28,10 @@ std::string deflate(const std::vector<std::string>& pieces, unsigned threads) {
 
 TEST(BlockDeflater, WritesTheStreamAsBlocksInItsOrder) {
   std::string stream;
-  for (int i = 0; stream.size() < 3 * installer::kGzipBlockBytes + 12345; ++i) stream += std::to_string(i) + " ";
+  for (int i = 0; stream.size() < 3 * kGzipBlockBytes + 12345; ++i) stream += std::to_string(i) + " ";
   // Pieces of every size: across block boundaries, and one larger than a block.
-  std::vector<std::string> pieces = {stream.substr(0, 10), stream.substr(10, installer::kGzipBlockBytes + 7),
-                                     stream.substr(10 + installer::kGzipBlockBytes + 7)};
+  std::vector<std::string> pieces = {stream.substr(0, 10), stream.substr(10, kGzipBlockBytes + 7),
+                                     stream.substr(10 + kGzipBlockBytes + 7)};
   std::string one = deflate(pieces, 1);
   EXPECT_EQ(one, deflate(pieces, 4));  // the same bytes, however many threads
   EXPECT_EQ(one, deflate({stream}, 2));
@@ -46,8 +46,8 @@ TEST(BlockDeflater, WritesTheStreamAsBlocksInItsOrder) {
   ::close(fd);
   EXPECT_EQ(back, stream);
   ASSERT_EQ(sizes.size(), 4u);
-  EXPECT_EQ(sizes[0], installer::kGzipBlockBytes);
-  EXPECT_EQ(sizes[3], stream.size() - 3 * installer::kGzipBlockBytes);
+  EXPECT_EQ(sizes[0], kGzipBlockBytes);
+  EXPECT_EQ(sizes[3], stream.size() - 3 * kGzipBlockBytes);
 }
 
 TEST(BlockDeflater, WritesNothingForNothing) { EXPECT_EQ(deflate({}, 2), ""); }

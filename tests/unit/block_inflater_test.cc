@@ -7,12 +7,19 @@
 #include <fmt/format.h>
 #include <string>
 
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 #include "packager/install/payload_reader.h"
 #include "test_util.h"
 
 namespace skb::installer {
 namespace {
+
+using packager::gunzip_bytes;
+using packager::gzip_block;
+using packager::gzip_block_length;
+using packager::gzip_bytes;
+using packager::kGzipBlockHeader;
+using packager::kMaxGzipBlockBytes;
 
 // A file of `prefix` then `blocks`, open for reading.
 struct BlockFile {

@@ -1,4 +1,4 @@
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 
-namespace skb::installer {
+namespace skb::packager {
 namespace {
 
 TEST(GzipBytes, RoundTripsAndIsTheSameEachTime) {
@@ -67,4 +67,4 @@ TEST(GzipBlock, RefusesMoreThanABlockHolds) {
 }
 
 }  // namespace
-}  // namespace skb::installer
+}  // namespace skb::packager

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 namespace skb::packager {
 namespace {

@@ -1,4 +1,4 @@
-#include "packager/launch.h"
+#include "packager/format/launch.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/json_input.h"
-#include "packager/launch.h"
+#include "packager/format/launch.h"
 
 namespace skb::packager {
 

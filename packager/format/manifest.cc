@@ -1,10 +1,10 @@
-#include "packager/manifest.h"
+#include "packager/format/manifest.h"
 
 #include <fmt/format.h>
 #include <algorithm>
 
 #include "common/error.h"
-#include "packager/payoff_evidence.h"
+#include "packager/format/payoff_evidence.h"
 
 namespace skb::packager {
 using common::Field;

@@ -1,4 +1,4 @@
-#include "packager/install/gzip_bytes.h"
+#include "packager/format/gzip_bytes.h"
 
 #include <libdeflate.h>
 
@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 
-namespace skb::installer {
+namespace skb::packager {
 namespace {
 
 using Compressor = std::unique_ptr<libdeflate_compressor, void (*)(libdeflate_compressor*)>;
@@ -92,4 +92,4 @@ std::optional<std::uint32_t> gzip_block_length(std::string_view head) {
   return length;
 }
 
-}  // namespace skb::installer
+}  // namespace skb::packager

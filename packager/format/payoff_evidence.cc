@@ -1,4 +1,4 @@
-#include "packager/payoff_evidence.h"
+#include "packager/format/payoff_evidence.h"
 
 #include <fmt/format.h>
 

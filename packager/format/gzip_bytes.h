@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace skb::installer {
+namespace skb::packager {
 
 /// gzip's default level, in libdeflate's scale (1 to 12): smaller than zlib's level 6, in less
 /// time.
@@ -40,4 +40,4 @@ std::string gzip_block(std::string_view bytes, int level);
 /// reader never allocates more for a block's bytes.
 std::optional<std::uint32_t> gzip_block_length(std::string_view head);
 
-}  // namespace skb::installer
+}  // namespace skb::packager
