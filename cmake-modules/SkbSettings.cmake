@@ -19,6 +19,21 @@ if(SKB_SANITIZE)
   target_link_options(skb_settings INTERFACE -fsanitize=${SKB_SANITIZE} -fno-sanitize-recover=all)
 endif()
 
+# Debug information: the build type's (-g: full), or line tables only (SKB_DEBUG_INFO=lines, as
+# scripts/test.sh builds): a backtrace, a debugger's stack and a sanitizer's report still name file
+# and line, and each unit compiles in a fifth to a quarter less time. The code is the same either way.
+set(SKB_DEBUG_INFO "full" CACHE STRING "Debug information with -g: full, or lines (line tables only)")
+set_property(CACHE SKB_DEBUG_INFO PROPERTY STRINGS full lines)
+if(SKB_DEBUG_INFO STREQUAL "lines")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_compile_options(skb_settings INTERFACE -gline-tables-only)
+  else()
+    target_compile_options(skb_settings INTERFACE -g1)
+  endif()
+elseif(NOT SKB_DEBUG_INFO STREQUAL "full")
+  message(FATAL_ERROR "SKB_DEBUG_INFO is full or lines, not '${SKB_DEBUG_INFO}'")
+endif()
+
 # libFuzzer targets (tests/fuzz/) need clang; the libraries then carry coverage instrumentation.
 option(SKB_FUZZ "Build the libFuzzer targets (needs clang)" OFF)
 if(SKB_FUZZ)

@@ -272,7 +272,8 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")
       ->envname("SKB_TOOLCHAIN")
       ->capture_default_str();
-  app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache");
+  app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache")
+      ->envname("SKB_LAUNCHER");
   app.add_option("--cache", job.cache, "Whole job: kernel store URL, as for skb-generate (default: $SKB_CACHE)");
   app.add_flag("--cache-read-only", job.cache_read_only, "Whole job: take kernels from the store, never write");
   app.add_option("--cache-max-size", job.cache_max_size, "Whole job: cap of a file:// store, e.g. 20G");

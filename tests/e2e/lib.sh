@@ -31,6 +31,11 @@ unset SKB_SIGNING_KEY SKB_TRUSTED_KEYS SKB_CACHE SKB_CACHE_MAX_SIZE
 # then it is in the scratch folder, never the machine user's).
 export SKB_CACHE_DIR=off XDG_CACHE_HOME=$SKB_SCRATCH/cache
 
+# Kernel compiles: scripts/test.sh sets SKB_LAUNCHER=ccache (one compiler cache for the whole run),
+# which skb-generate takes where a suite gives no --launcher; a suite's own counting launcher ends
+# with `exec ${SKB_LAUNCHER:-} "$@"`. The suites build the same small dumps again and again: the
+# compiler still runs for every kernel a suite counts, and answers from the cache.
+
 # ci_store: a suite that does not count compiles takes its kernels from, and gives them to, the one
 # kernel store of the whole test run (SKB_TEST_STORE, set by scripts/test.sh: both passes share it),
 # as a team's builders share one; the suite's own key is the run's key, so its entries are trusted.

@@ -19,7 +19,7 @@ if [ -n "${GATE:-}" ]; then
   until [ -e "$GATE" ] || [ "$n" -ge 3000 ]; do sleep 0.1; n=$((n + 1)); done
 fi
 case "$*" in *"${FAIL_IF:-@none@}"*) echo "count_cc: failing as asked" >&2; exit 1 ;; esac
-exec "$@"
+exec ${SKB_LAUNCHER:-} "$@"
 EOF
 chmod +x count_cc
 export SOURCE_DATE_EPOCH=1700000000 SLOW=0.2

@@ -15,7 +15,7 @@ cat >count_cc <<'EOF'
 #!/bin/sh
 echo x >>"$COMPILE_LOG"
 [ -z "${SLOW:-}" ] || sleep "$SLOW"
-exec "$@"
+exec ${SKB_LAUNCHER:-} "$@"
 EOF
 chmod +x count_cc
 

@@ -17,7 +17,7 @@ cat >count_cc <<'SH'
 echo x >>"$COMPILE_LOG"
 [ -z "${SLOW:-}" ] || sleep "$SLOW"
 case "$*" in *"${FAIL_OP:-no-such-op}"_*) echo "count_cc: $FAIL_OP refused" >&2; exit 1 ;; esac
-exec "$@"
+exec ${SKB_LAUNCHER:-} "$@"
 SH
 chmod +x count_cc
 export COMPILE_LOG=$PWD/compiles

@@ -32,9 +32,13 @@ expect_eq "$rc" 2 "exit status for an unknown option"
 help=$(op_compiler --help)
 grep -q -- "--op_params_dir" <<<"$help" || fail "--help does not list --op_params_dir"
 
-step "torchair's exact argv: -p -v -j -o, then -l error and -f true"
-out=$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" -l error -f true 2>err) ||
-  fail "op_compiler failed: $(cat err)"
+step "torchair's exact argv: -p -v -j -o, then -l error and -f true; SKB_LAUNCHER prefixes its compiles"
+# torchair's argv has no --launcher: the environment is how its compiles reach ccache or distcc.
+printf '#!/bin/sh\necho x >>"%s"\nexec "$@"\n' "$PWD/launched" >launch_counter
+chmod +x launch_counter
+out=$(SKB_LAUNCHER=$PWD/launch_counter op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 \
+  -o "$root" -l error -f true 2>err) || fail "op_compiler failed: $(cat err)"
+[ -s launched ] || fail "SKB_LAUNCHER ran no compile"
 [[ $out =~ ^generate\ run\ package\ (static_kernel_[0-9]{14}_[0-9a-f]{8})\.run\ success$ ]] || fail "stdout: $out"
 stem=${BASH_REMATCH[1]}
 expect_eq "$(cd "$root" && ls -- *.run)" "$stem.run" "the .run files in the result root"

@@ -17,7 +17,7 @@ forge() { python3 "$SKB_SOURCE/tests/tools/forge_entry.py" "$@"; }
 cat >count_cc <<'EOS'
 #!/bin/sh
 echo x >>"$COMPILE_LOG"
-exec "$@"
+exec ${SKB_LAUNCHER:-} "$@"
 EOS
 chmod +x count_cc
 build() {
