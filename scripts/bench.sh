@@ -38,6 +38,9 @@ bench cluster python3 "$b/bench_cluster.py" "$SKB_BUILD" "$work/cluster" --seqs 
 bench explain python3 "$b/bench_explain.py" "$SKB_BUILD" "$work/explain" --kernels $explained --repeat $repeat
 bench package python3 "$b/bench_package.py" "$SKB_BUILD" "$work/package" --kernels $packaged --repeat $repeat
 bench library python3 "$b/bench_library.py" "$SKB_BUILD" "$work/library" --repeat $repeat
+# A library of many small packages: what an install costs that grows with the number of packages.
+[ "${1:-}" = "--quick" ] || bench library400 python3 "$b/bench_library.py" "$SKB_BUILD" "$work/library400" \
+  --packages 400 --kernels 10 --repeat $repeat --no-update
 bench payoff python3 "$b/bench_payoff.py" "$SKB_BUILD" "$work/payoff"
 bench kernels "$SKB_BUILD/tests/skb_kernel_bench" --work "$work/kernels" --json "$work/kernels.json" \
   --benchmark_min_time=0.05 --benchmark_repetitions=$repeat --benchmark_report_aggregates_only=true

@@ -1,6 +1,8 @@
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "packager/format/manifest.h"
@@ -28,6 +30,15 @@ inline constexpr const char* kSkbListField = "skbList";
 /// provides any more get an empty index. Keys: soc; values: the file's text.
 std::map<std::string, std::string> merged_indexes(const std::vector<const PackagePieces*>& oldest_first,
                                                   const std::vector<std::string>& known_socs);
+
+/// One soc's merged index with `fresh` installed after the packages that `old_index` merges (the
+/// text merged_indexes wrote of them, or "{}\n" for none): the same text as merged_indexes makes of
+/// them all, made of the old index's lines and fresh's pieces, without the other packages' pieces.
+/// Fresh's kernels take the entries of their skb keys and the staticList entries of their opbase
+/// keys; an older kernel left without a staticList entry goes to skbList. nullopt when it cannot
+/// tell: a text that is not as merged_indexes writes it, or an op entry whose valueDependIndex may
+/// lose the positions of a kernel that fresh replaces (only that kernel's pieces say which).
+std::optional<std::string> splice_index(std::string_view old_index, const PackagePieces& fresh, const std::string& soc);
 
 /// The same, of manifests.
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

@@ -146,7 +146,7 @@ std::vector<fs::path> Library::leftover_files() const {
       if (std::any_of(files.begin(), files.end(), [&](std::string_view f) { return is_temp_of(name, f); }))
         out.push_back(dir / name);
   };
-  temps_in(root_, {"config.ini", "version.info", "uninstall.sh"});
+  temps_in(root_, {"config.ini", "version.info", "uninstall.sh", kIndexCacheName});
   temps_in(root_ / "config", {"transaction.json"});
   temps_in(root_ / "bin", {"skb-install"});
   for (const std::string& soc : soc_folders()) temps_in(root_ / "config" / soc, {"binary_info_config.json"});
@@ -240,11 +240,30 @@ const PackagePieces& Library::installed_pieces(const std::string& package) {
   return pieces_.emplace(package, std::move(p)).first->second;
 }
 
-InstalledFiles Library::installed_files(const packager::Manifest& m) {
+const IndexCache* Library::index_cache(const std::vector<std::string>& order) {
+  if (!cache_read_) {
+    cache_read_ = true;
+    try {  // unreadable, damaged or missing: the indexes are merged from the pieces, as without it
+      if (std::optional<std::string> text = common::read_file_if_exists(root_ / kIndexCacheName, 1 << 30))
+        cache_ = parse_index_cache(*text);
+    } catch (const std::exception&) {
+    }
+  }
+  return cache_ && cache_->order == order ? &*cache_ : nullptr;
+}
+
+InstalledFiles Library::installed_files(const packager::Manifest& m, bool from_pieces) {
   std::unordered_set<std::string_view> wanted;
   for (const auto& f : m.files) wanted.insert(f.sha256);
   InstalledFiles files;
-  for (const auto& p : read_order()) {
+  std::vector<std::string> order = read_order();
+  if (const IndexCache* cache = from_pieces ? nullptr : index_cache(order)) {
+    for_each_cached_file(cache->files, [&](std::string_view sha, std::string_view path) {
+      if (wanted.count(sha) && packager::is_safe_relative_path(path)) files.emplace(sha, root_ / path);
+    });
+    return files;
+  }
+  for (const auto& p : order) {
     try {
       for (const auto& [sha, path] : installed_pieces(p).files)
         if (wanted.count(sha) && !files.count(sha)) files.emplace(sha, root_ / p / path);
@@ -262,6 +281,37 @@ void Library::write_journal(const std::string& op, const std::string& package) {
 
 void Library::clear_journal() { common::remove_file(root_ / "config" / "transaction.json"); }
 
+std::optional<std::map<std::string, std::string>> Library::spliced_indexes(const std::vector<std::string>& newest_first,
+                                                                           const PackagePieces& fresh,
+                                                                           const std::vector<std::string>& socs,
+                                                                           IndexCache& next) {
+  // The cache must be of the packages before fresh, in the same order.
+  if (newest_first.empty() || newest_first.front() != fresh.package) return std::nullopt;
+  const IndexCache* cache = index_cache(std::vector<std::string>(newest_first.begin() + 1, newest_first.end()));
+  if (!cache) return std::nullopt;
+  std::map<std::string, std::string> out;
+  for (const auto& [soc, check] : cache->indexes)
+    if (std::find(socs.begin(), socs.end(), soc) == socs.end()) return std::nullopt;  // a soc folder went
+  for (const std::string& soc : socs) {
+    std::optional<std::string> old;
+    try {  // unreadable: merged from the pieces
+      old = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    auto known = cache->indexes.find(soc);
+    if (known == cache->indexes.end() ? old.has_value() : !old || index_check(*old) != known->second)
+      return std::nullopt;  // not the index the cache was written with
+    std::optional<std::string> text = splice_index(old ? *old : "{}\n", fresh, soc);
+    if (!text) return std::nullopt;
+    next.indexes[soc] = index_check(*text);
+    if (!old || *text != *old) out[soc] = std::move(*text);  // only what changes is written
+  }
+  next.order = newest_first;
+  next.files = cached_files_with(cache->files, fresh);
+  return out;
+}
+
 void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
                       const std::map<std::string, std::string>* fresh_index) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
@@ -270,6 +320,30 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   for (const auto& p : read_order())
     if (std::find(both.begin(), both.end(), p) == both.end()) both.push_back(p);
   common::write_if_changed(root_ / "config.ini", config_ini(both));
+  std::vector<std::string> socs = soc_folders();
+  // An install: fresh's entries spliced into the indexes as they are, when the cache says which
+  // packages they merge. Else merged from every package's pieces.
+  IndexCache next;
+  std::optional<std::map<std::string, std::string>> spliced;
+  if (fresh) spliced = spliced_indexes(newest_first, *fresh, socs, next);
+  cache_.reset();  // what publish writes from here on is what it will know
+  if (spliced) {
+    for (const auto& [soc, text] : *spliced) {
+      common::ensure_real_dir(root_ / "config" / soc);
+      common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
+    }
+  } else {
+    merge_and_write(newest_first, fresh, fresh_index, socs, next);
+  }
+  // After the indexes it describes: a cache that is not written names indexes that are gone.
+  common::write_atomic(root_ / kIndexCacheName, index_cache_text(next), 0644, common::Sync::kAtomic);
+  cache_ = std::move(next);
+  finish_publish(newest_first);
+}
+
+void Library::merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
+                              const std::map<std::string, std::string>* fresh_index,
+                              const std::vector<std::string>& socs, IndexCache& next) {
   std::vector<const PackagePieces*> pieces;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
     if (fresh && *it == fresh->package) {
@@ -282,7 +356,6 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
       throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
   }
-  std::vector<std::string> socs = soc_folders();
   // A library of the fresh package alone: its merged index is the package's own (with no other
   // soc's folder to list).
   bool alone = fresh_index && pieces.size() == 1 && pieces[0] == fresh &&
@@ -292,7 +365,13 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   for (const auto& [soc, text] : indexes) {
     common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
+    next.indexes[soc] = index_check(text);
   }
+  next.order = newest_first;
+  next.files = cached_files(pieces);
+}
+
+void Library::finish_publish(const std::vector<std::string>& newest_first) {
   common::write_if_changed(root_ / "config.ini", config_ini(newest_first));
   common::write_if_changed(root_ / "version.info", fmt::format("skb_version={}\n", common::kVersion));
   common::write_if_changed(root_ / "uninstall.sh",
@@ -443,7 +522,12 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // written (a package with all its files, whichever holds them).
   InstalledFiles installed = installed_files(m);
   std::vector<const packager::PackageFile*> from_base = base_files(m);
-  check_base_files(m, from_base, installed);
+  try {
+    check_base_files(m, from_base, installed);
+  } catch (const BaseMissingError&) {  // a cache that missed a file: every package's pieces say
+    installed = installed_files(m, true);
+    check_base_files(m, from_base, installed);
+  }
 
   const PackagePieces pieces = pieces_of(m);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());

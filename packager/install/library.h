@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/diag.h"
+#include "packager/install/index_cache.h"
 #include "packager/install/index_pieces.h"
 #include "packager/install/payload_reader.h"
 
@@ -19,15 +20,16 @@ struct LibraryOptions {
 };
 
 /// An operator library in CANN's layout, the folder opbase reads (<opp>/static_kernel/ai_core):
-///   config.ini, version.info, uninstall.sh, bin/skb-install,
+///   config.ini, version.info, uninstall.sh, index_cache.txt, bin/skb-install,
 ///   config/<soc>/binary_info_config.json,
 ///   <package>/{manifest.json, uninstall.sh, index_pieces.gz, <soc>/<Op>/<kernel files>}.
 /// The lock is beside it, <opp>/static_kernel/.ai_core.lock, so that removing ai_core/ when its
 /// last package goes never removes the lock other installers wait on.
 /// Every change holds the lock for its whole read-modify-write; every shared file is replaced
 /// by write-temp, fsync, rename; a journal lets the next run finish or roll back an
-/// interrupted one, and removes what it left. The indexes are always recomputed from the
-/// installed packages. A read of the library's state that fails is an error (common::IoError),
+/// interrupted one, and removes what it left. The indexes are recomputed from the installed
+/// packages, or, for an install, the new package's entries spliced into them when the index
+/// cache (index_cache.h) says what they merge. A read of the library's state that fails is an error (common::IoError),
 /// never "nothing installed": the command stops before it changes what depends on it.
 class Library {
  public:
@@ -76,6 +78,12 @@ class Library {
   /// `fresh_index`, when given, is fresh's own merged index, used when fresh is all there is.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
                const std::map<std::string, std::string>* fresh_index = nullptr);
+  // publish's parts: the indexes merged from every package's pieces and written (`next` gets
+  // their cache), and what follows the indexes.
+  void merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
+                       const std::map<std::string, std::string>* fresh_index, const std::vector<std::string>& socs,
+                       IndexCache& next);
+  void finish_publish(const std::vector<std::string>& newest_first);
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
@@ -88,8 +96,19 @@ class Library {
   // an older skb). Throws when the manifest is damaged too.
   const PackagePieces& installed_pieces(const std::string& package);
   // The installed files that hold one of m's files' bytes, by sha256: what m's files link to
-  // (only those: a path is made for each file found, not for the library's every file).
-  InstalledFiles installed_files(const packager::Manifest& m);
+  // (only those: a path is made for each file found, not for the library's every file). From the
+  // index cache when it is today's (`from_pieces` false), else from every package's pieces.
+  InstalledFiles installed_files(const packager::Manifest& m, bool from_pieces = false);
+  // The library's index cache (index_cache.h), read once per run and kept as publish writes it;
+  // null when it is missing, damaged, or not of `order` (newest first).
+  const IndexCache* index_cache(const std::vector<std::string>& order);
+  // The merged indexes of `newest_first`, fresh's entries spliced into the indexes the cache
+  // names (every soc's, those without a change as they are); nullopt when the cache or an index
+  // is not what that needs. `next` gets the cache of the result.
+  std::optional<std::map<std::string, std::string>> spliced_indexes(const std::vector<std::string>& newest_first,
+                                                                    const PackagePieces& fresh,
+                                                                    const std::vector<std::string>& socs,
+                                                                    IndexCache& next);
   // A delta package's files from its base: each held by the library and hashing to its sha256,
   // or BaseMissingError naming what is missing (before anything is written).
   void check_base_files(const packager::Manifest& m, const std::vector<const packager::PackageFile*>& files,
@@ -102,6 +121,8 @@ class Library {
   std::filesystem::path root_;
   std::map<std::string, packager::Manifest> manifests_;  // installed_manifest's
   std::map<std::string, PackagePieces> pieces_;          // installed_pieces'
+  std::optional<IndexCache> cache_;                      // index_cache's
+  bool cache_read_ = false;
 
   const common::Diag& diag_;
 };

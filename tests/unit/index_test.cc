@@ -3,6 +3,9 @@
 #include "common/error.h"
 #include "common/json_input.h"
 #include "packager/install/index.h"
+#include "packager/install/index_cache.h"
+
+#include <random>
 
 namespace skb::installer {
 namespace {
@@ -176,6 +179,132 @@ TEST(Index, PiecesRoundTripAndMergeAsTheirManifests) {
   EXPECT_EQ(pieces_text(parse_pieces_file(file, "static_kernel_1")), text);
   EXPECT_THROW(parse_pieces_file(file.substr(0, file.size() / 2), "static_kernel_1"), common::Error);
   EXPECT_THROW(parse_pieces_file(text, "static_kernel_1"), common::Error);  // not compressed
+}
+
+// Packages drawn at random from a few keys, opbase keys, ops and value-depend positions, so that
+// newer ones replace older kernels, take their opbase keys (an older kernel left with none goes to
+// skbList), and move a key to another op.
+std::vector<PackagePieces> random_library(unsigned seed, int packages, bool value_depend = true) {
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::vector<PackagePieces> out;
+  for (int p = 0; p < packages; ++p) {
+    std::vector<std::string> keys;
+    for (int k = 0, n = 1 + pick(5); k < n; ++k) keys.push_back(std::string(1, "0123456789abcdef"[pick(16)]));
+    Manifest m = package("static_kernel_" + std::to_string(p), keys);
+    for (auto& k : m.kernels) {
+      k.op_type = pick(6) ? "Add" : "Mul";
+      k.simplified_keys.clear();
+      for (int s = 0, n = pick(4); s < n; ++s)
+        k.simplified_keys.push_back(k.op_type + "/sk" + std::to_string(pick(12)));
+      if (pick(10) == 0) {
+        k.variant = "dynamic";
+        k.simplified_keys.clear();
+      }
+      if (value_depend && k.op_type == "Mul" && pick(3) == 0) k.value_depend_index = {1 + pick(2)};
+    }
+    out.push_back(pieces_of(m));
+  }
+  return out;
+}
+
+// An install splices the new package's entries into the merged index: the very text merging every
+// package's pieces makes, or nothing when it cannot tell (then the library merges them all).
+TEST(Index, SplicingAPackageInMakesTheMergedIndex) {
+  for (bool value_depend : {false, true}) {
+    int spliced = 0, refused = 0;
+    for (unsigned seed = 1; seed <= 40; ++seed) {
+      std::vector<PackagePieces> lib = random_library(seed, 12, value_depend);
+      std::vector<const PackagePieces*> order;
+      std::string before = merged_indexes(order, {"host"}).at("host");
+      for (const auto& p : lib) {
+        order.push_back(&p);
+        std::string after = merged_indexes(order, {"host"}).at("host");
+        std::optional<std::string> text = splice_index(before, p, "host");
+        if (text) {
+          ASSERT_EQ(*text, after) << "seed " << seed << ", " << p.package;
+          ++spliced;
+        } else {
+          ++refused;
+        }
+        EXPECT_EQ(splice_index(before, p, "other"), before);  // no kernel of another soc
+        before = after;
+      }
+    }
+    // Refused only where a replaced kernel's value-depend positions may go with it.
+    EXPECT_EQ(refused, value_depend ? refused : 0);
+    EXPECT_GT(spliced, 4 * refused);
+  }
+}
+
+TEST(Index, SplicingRefusesWhatItCannotTell) {
+  Manifest a = package("static_kernel_1", {"a", "b"});
+  a.kernels[0].simplified_keys = {"Add/1", "Add/2"};
+  Manifest b = package("static_kernel_2", {"b", "c"});
+  b.kernels[0].simplified_keys = {"Add/2"};  // a's: a keeps Add/1
+  PackagePieces pa = pieces_of(a), pb = pieces_of(b);
+  std::string old = merged_indexes({a}, {}).at("host");
+  ASSERT_EQ(splice_index(old, pb, "host"), merged_indexes({a, b}, {}).at("host"));
+  // Not as merged_indexes writes it: another layout, lines cut or swapped, an entry without its key.
+  std::string swapped = old;
+  std::size_t first = swapped.find("\n  {"), second = swapped.find("\n  {", first + 1);
+  std::string one = swapped.substr(first + 1, second - first - 2), two = swapped.substr(second + 1);
+  two = two.substr(0, two.find('\n'));
+  swapped = swapped.substr(0, first + 1) + two + ",\n" + one + swapped.substr(second + 1 + two.size());
+  for (const std::string& bad :
+       {Json::parse(old).dump(1), old.substr(0, old.size() - 3), old.substr(0, old.find("\n  {")) + "\n}\n", swapped,
+        std::string("{\n}\n"), std::string("[]\n")}) {
+    EXPECT_EQ(splice_index(bad, pb, "host"), std::nullopt) << bad;
+  }
+  std::string keyless = old;
+  keyless.replace(keyless.find("\"skbKey\":\""), 10, "\"skbKex\":\"");
+  EXPECT_EQ(splice_index(keyless, pb, "host"), std::nullopt);
+  // An op whose valueDependIndex may lose a replaced kernel's positions: the pieces must say.
+  a.kernels[1].value_depend_index = {2};
+  old = merged_indexes({a}, {}).at("host");
+  EXPECT_EQ(splice_index(old, pb, "host"), std::nullopt);
+  b.kernels[0].key = std::string(64, 'd');  // replaces none: the positions add up
+  b.kernels[1].value_depend_index = {1};
+  EXPECT_EQ(splice_index(old, pieces_of(b), "host"), merged_indexes({a, b}, {}).at("host"));
+  EXPECT_EQ(Json::parse(*splice_index(old, pieces_of(b), "host"))["Add"]["valueDependIndex"], Json({1, 2}));
+}
+
+// The cache reads back as written; any byte changed or cut is refused, never misread; its files
+// kept up install by install are those of every package's pieces.
+TEST(Index, CacheRoundTripsAndKeepsTheFilesOfEveryPackage) {
+  std::vector<PackagePieces> lib = random_library(7, 6);
+  lib[3].files.push_back(lib[1].files[0]);  // bytes that two packages hold: the newer's path
+  lib[3].files.push_back({lib[3].files[0].first, "host/Add/copy.so"});  // and two paths: the first
+  std::vector<const PackagePieces*> order;
+  std::string files = cached_files(order);
+  EXPECT_EQ(files, "");
+  for (const auto& p : lib) {
+    files = cached_files_with(files, p);
+    order.push_back(&p);
+    ASSERT_EQ(files, cached_files(order)) << p.package;
+  }
+  std::map<std::string, std::string> holder;
+  for_each_cached_file(files, [&](std::string_view sha, std::string_view path) { holder[std::string(sha)] = path; });
+  EXPECT_EQ(holder.at(lib[1].files[0].first), "static_kernel_3/" + lib[1].files[0].second);
+  EXPECT_EQ(holder.at(lib[3].files[0].first), "static_kernel_3/" + lib[3].files[0].second);
+
+  IndexCache cache{{"static_kernel_5", "static_kernel_4"}, {{"host", index_check("{}\n")}, {"other", "1:2:3"}}, files};
+  std::string text = index_cache_text(cache);
+  std::optional<IndexCache> read = parse_index_cache(text);
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->order, cache.order);
+  EXPECT_EQ(read->indexes, cache.indexes);
+  EXPECT_EQ(read->files, cache.files);
+  EXPECT_EQ(index_cache_text(*read), text);
+  EXPECT_TRUE(parse_index_cache(index_cache_text(IndexCache{})));
+  for (std::size_t at = 0; at < text.size(); at += 7) {
+    std::string damaged = text;
+    damaged[at] ^= 0x20;
+    EXPECT_FALSE(parse_index_cache(damaged)) << at;
+  }
+  EXPECT_FALSE(parse_index_cache(text.substr(0, text.size() / 2)));
+  EXPECT_FALSE(parse_index_cache(""));
+  EXPECT_NE(index_check("{}\n"), index_check("{} "));
 }
 
 TEST(Index, ConfigIniRoundTripsAndIgnoresJunk) {
