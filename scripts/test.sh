@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Second command of the README: installs what is missing, builds, and runs every test, in three
 # passes:
-#   1. the whole suite (build/);
-#   2. the suite again, built by clang with AddressSanitizer and UndefinedBehaviorSanitizer
-#      (build-sanitize/; any report fails its test), but for the tests labelled plain_only
-#      (tests/CMakeLists.txt says which and why). Fault loops run fewer trials there: the full
-#      counts ran in pass 1;
+#   1. on the build as shipped (build/: gcc, the static installer), the suites labelled plain
+#      (tests/CMakeLists.txt says which and why): those of the real programs that other programs
+#      do the work of or that cannot run under the sanitizers, and those of the package and its
+#      installer; only the programs are built (target skb_programs);
+#   2. every other test, and those three suites again, built by clang with AddressSanitizer and
+#      UndefinedBehaviorSanitizer (build-sanitize/; any report fails its test): every test but
+#      those labelled plain_only, with their full trial counts;
 #   3. every libFuzzer target for SKB_FUZZ_SECONDS (default 20) seconds (scripts/fuzz.sh): new
-#      inputs, since passes 1 and 2 replay each target's corpus (tests fuzz.*), and 20 s a target
+#      inputs, since pass 2 replays each target's corpus (tests fuzz.*), and 20 s a target
 #      saves 40 s of the run on 2 cores (7 targets, 2 at a time: 4 rounds).
-# usage: scripts/test.sh [--quick] [ctest arguments]   (--quick: pass 1 only)
+# Every test runs at least once, the package's suites on both builds.
+# usage: scripts/test.sh [--quick] [ctest arguments]   (--quick: every test on build/ alone)
 # Each pass logs every test's output to <build>/Testing/ctest.log.
 set -euo pipefail
 SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,17 +54,22 @@ timed() {  # what, command...
 run_start=$SECONDS
 
 # Both builds carry line tables only (SKB_DEBUG_INFO=lines): failures still name file and line.
-echo "skb: pass 1: the test suite"
-SKB_CMAKE_ARGS="-DSKB_DEBUG_INFO=lines ${SKB_CMAKE_ARGS:-}" timed "pass 1: the build" skb_build
-timed "pass 1: the tests" run_suite "${SKB_BUILD:-$SKB_TOP/build}" "$@"
-[ "$quick" = 1 ] && exit 0
+if [ "$quick" = 1 ]; then
+  echo "skb: every test, on the build as shipped"
+  SKB_CMAKE_ARGS="-DSKB_DEBUG_INFO=lines ${SKB_CMAKE_ARGS:-}" timed "the build" skb_build
+  timed "the tests" run_suite "${SKB_BUILD:-$SKB_TOP/build}" "$@"
+  exit 0
+fi
 
-echo "skb: pass 2: the test suite under AddressSanitizer and UndefinedBehaviorSanitizer"
+echo "skb: pass 1: the suites of the build as shipped"
+SKB_CMAKE_ARGS="-DSKB_DEBUG_INFO=lines ${SKB_CMAKE_ARGS:-}" timed "pass 1: the build" skb_build skb_programs
+timed "pass 1: the tests" run_suite "${SKB_BUILD:-$SKB_TOP/build}" -L plain "$@"
+
+echo "skb: pass 2: every other test, under AddressSanitizer and UndefinedBehaviorSanitizer"
 sanitize=$SKB_TOP/build-sanitize
 CC=clang CXX=clang++ SKB_BUILD=$sanitize SKB_CMAKE_ARGS="-DSKB_SANITIZE=address,undefined -DSKB_FUZZ=ON -DSKB_DEBUG_INFO=lines" \
   timed "pass 2: the build" skb_build
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  SKB_KILL_TRIALS=3 SKB_CRASH_TRIALS=6 SKB_STORE_TRIALS=1 SKB_LOAD_SECONDS=10 \
   timed "pass 2: the tests" run_suite "$sanitize" -LE plain_only "$@"
 
 echo "skb: pass 3: fuzzing, ${SKB_FUZZ_SECONDS:-20} s per target"
