@@ -142,16 +142,8 @@ skb_run "$skb_file" "$@"
 }  // namespace
 
 std::string make_stub(const StubInput& in) {
-  RunHeaderFields f;
-  f.package = in.package;
-  f.installer_size = in.installer_size;
-  f.installer_sha256 = in.installer_sha256;
-  f.installer_unpacked_size = in.installer_unpacked_size;
-  f.installer_unpacked_sha256 = in.installer_unpacked_sha256;
-  f.base = in.base;
-  f.payload_size = in.payload_size;
-  f.payload_sha256 = in.payload_sha256;
-  f.signature_size = in.signature_size;
+  RunHeaderFields f = in;
+  f.header_len = 0;
   std::string text;
   // The offsets depend on the header's length, which depends on the offsets' digits: iterate
   // until stable (two or three rounds).

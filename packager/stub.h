@@ -6,20 +6,12 @@
 
 namespace skb::packager {
 
-/// What the sh stub at the head of a .run must know: where the installer and the payload are
-/// (exact byte offsets) and what they hash to.
-struct StubInput {
-  std::string package;
+/// What the sh stub at the head of a .run must know: the header's fields (where the installer and
+/// the payload are and what they hash to; make_stub computes the header's length and the
+/// offsets) and what it says of the package.
+struct StubInput : RunHeaderFields {
   std::string soc;
-  std::uint64_t installer_size = 0;  // the installer as the .run holds it: gzip-compressed
-  std::string installer_sha256;      // of those bytes
-  std::uint64_t payload_size = 0;
-  std::string payload_sha256;
   std::uint64_t kernels = 0;
-  std::uint64_t signature_size = 0;           // bytes of the signature line after the header's hash line; 0: unsigned
-  std::uint64_t installer_unpacked_size = 0;  // the installer's bytes once gzip has unpacked it
-  std::string installer_unpacked_sha256;      // of those bytes: the library's copy runs when it matches
-  std::string base;                           // a delta's base package; empty for a whole package
 };
 
 /// The stub: a POSIX sh script that runs the operator library's copy of the installer when it is
