@@ -8,7 +8,7 @@
 #   2. every other test, and those three suites again, built by clang with AddressSanitizer and
 #      UndefinedBehaviorSanitizer (build-sanitize/; any report fails its test): every test but
 #      those labelled plain_only, with their full trial counts;
-#   3. every libFuzzer target for SKB_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh): new
+#   3. every libFuzzer target for SKB_FUZZ_SECONDS (default 10) seconds (scripts/fuzz.sh): new
 #      inputs, since pass 2 replays each target's corpus (tests fuzz.*); 7 targets, 2 at a time
 #      on 2 cores: 4 rounds.
 # Every test runs at least once, the package's suites on both builds.
@@ -74,5 +74,5 @@ CC=clang CXX=clang++ SKB_BUILD=$sanitize SKB_CMAKE_ARGS="-DSKB_SANITIZE=address,
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
   timed "pass 2: the tests" run_suite "$sanitize" -LE plain_only "$@"
 
-echo "skb: pass 3: fuzzing, ${SKB_FUZZ_SECONDS:-15} s per target"
-timed "pass 3" "$SKB_TOP/scripts/fuzz.sh" "$sanitize" "${SKB_FUZZ_SECONDS:-15}"
+echo "skb: pass 3: fuzzing, ${SKB_FUZZ_SECONDS:-10} s per target"
+timed "pass 3" "$SKB_TOP/scripts/fuzz.sh" "$sanitize" "${SKB_FUZZ_SECONDS:-10}"
