@@ -71,7 +71,11 @@ class Library {
   void remove_root_if_empty();
   std::filesystem::path lock_file() const;
   void recover();
+  /// The packages config.ini lists whose manifest is on disk, newest first. config.ini is read
+  /// each time (a read error is an IoError, never "none"); the manifests are looked for once per
+  /// text of it, until this run removes a package (forget_order).
   std::vector<std::string> read_order() const;
+  void forget_order() { order_.reset(); }
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
@@ -123,6 +127,8 @@ class Library {
   std::map<std::string, PackagePieces> pieces_;          // installed_pieces'
   std::optional<IndexCache> cache_;                      // index_cache's
   bool cache_read_ = false;
+  // read_order's: the text of config.ini it read last, and its answer.
+  mutable std::optional<std::pair<std::string, std::vector<std::string>>> order_;
 
   const common::Diag& diag_;
 };
