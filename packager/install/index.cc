@@ -73,6 +73,12 @@ std::string value_depend_text(const std::set<std::int64_t>& positions) {
   return positions.empty() ? std::string() : Json(std::vector<std::int64_t>(positions.begin(), positions.end())).dump();
 }
 
+// What render_index writes around an op entry's lists, and parse_written reads back.
+constexpr std::string_view kOpHead = ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"skbList\": [";
+constexpr std::string_view kStaticHead = ", \"staticList\": [";
+constexpr std::string_view kValueDependHead = ", \"valueDependIndex\": ";
+static_assert(kOpHead.find(kSkbListField) != std::string_view::npos);
+
 // The document: JSON values rendered by nlohmann_json, one entry per line; ops in name order.
 std::string render_index(const std::map<std::string_view, OpEntry>& ops) {
   std::size_t size = 4;
@@ -85,13 +91,14 @@ std::string render_index(const std::map<std::string_view, OpEntry>& ops) {
   for (const auto& [name, op] : ops) {
     text += text.size() == 1 ? "\n " : ",\n ";
     text += Json(std::string(name)).dump();
-    text += ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"";
-    text += kSkbListField;
-    text += "\": [";
+    text += kOpHead;
     append_list(text, op.skb_list);
-    text += ", \"staticList\": [";
+    text += kStaticHead;
     append_list(text, op.static_list);
-    if (!op.value_depend.empty()) text += ", \"valueDependIndex\": " + op.value_depend;
+    if (!op.value_depend.empty()) {
+      text += kValueDependHead;
+      text += op.value_depend;
+    }
     text += "}";
   }
   text += text.size() == 1 ? "}\n" : "\n}\n";
@@ -145,9 +152,6 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
 
 namespace {
 
-constexpr std::string_view kOpHead = ": {\"dynamicRankSupport\": true, \"simplifiedKeyMode\": 0, \"skbList\": [";
-constexpr std::string_view kStaticHead = ", \"staticList\": [";
-constexpr std::string_view kValueDependHead = ", \"valueDependIndex\": ";
 constexpr std::string_view kKeyField = "\"skbKey\":\"";
 constexpr std::string_view kSimplifiedField = ",\"simplifiedKey\":";
 

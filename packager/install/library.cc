@@ -183,7 +183,8 @@ std::vector<std::string> Library::read_order() const {
   // Missing: no package is installed. Unreadable: an IoError, never "none".
   std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
   if (!text) return {};
-  // An install reads the order three times: with 400 packages, 1,200 looks at manifests.
+  // An install reads the order three times: with 400 packages, 1,200 looks at manifests. The text
+  // is the key: this run removes a package only after config.ini has stopped listing it.
   if (order_ && order_->first == *text) return order_->second;
   std::vector<std::string> order = parse_config_ini(*text);
   order.erase(
@@ -397,7 +398,7 @@ void Library::finish_publish(const std::vector<std::string>& newest_first) {
 }
 
 void Library::recover() {
-  forget_order();  // what was read before the lock may have changed since
+  order_.reset();  // what was read before the lock: another run may have removed a package since
   fs::path journal = root_ / "config" / "transaction.json";
   if (std::optional<std::string> text = common::read_file_if_exists(journal, 4096)) {
     std::string op, package;
@@ -414,7 +415,6 @@ void Library::recover() {
       if (op == "install" && present) order.insert(order.begin(), package);  // finish it
     }
     publish(order);
-    forget_order();
     if (op == "uninstall" && packager::is_package_name(package)) remove_tree(root_ / package);  // no index lists it now
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
@@ -431,7 +431,6 @@ void Library::remove_package_locked(const std::string& package) {
   publish(order);  // from here on, nothing lists the package's files
   // A failure from here on leaves the journal, and the next run under the lock finishes the removal.
   fs::path trash = root_ / fmt::format(".trash.{}.{}", package, ::getpid());
-  forget_order();
   if (::rename((root_ / package).c_str(), trash.c_str()) != 0 && errno != ENOENT)
     throw common::IoError(fmt::format("{}: cannot remove: {}", (root_ / package).string(), std::strerror(errno)));
   remove_tree(trash);
@@ -584,7 +583,6 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
     write_journal("install", m.package);  // may fail too, on a full disk
-    forget_order();
     remove_tree(target);                  // a half package left by something else than us
   } catch (...) {
     remove_tree_after_failure(staging);

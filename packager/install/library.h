@@ -73,9 +73,8 @@ class Library {
   void recover();
   /// The packages config.ini lists whose manifest is on disk, newest first. config.ini is read
   /// each time (a read error is an IoError, never "none"); the manifests are looked for once per
-  /// text of it, until this run removes a package (forget_order).
+  /// text of it under the lock.
   std::vector<std::string> read_order() const;
-  void forget_order() { order_.reset(); }
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
