@@ -60,6 +60,8 @@ void CudaDriver::open() {
   resolve(handle_, "cuModuleLoadData", cuModuleLoadData);
   resolve(handle_, "cuModuleUnload", cuModuleUnload);
   resolve(handle_, "cuModuleGetFunction", cuModuleGetFunction);
+  resolve(handle_, "cuModuleGetGlobal_v2", cuModuleGetGlobal);
+  resolve(handle_, "cuFuncSetAttribute", cuFuncSetAttribute);
   resolve(handle_, "cuLaunchKernel", cuLaunchKernel);
   resolve(handle_, "cuStreamSynchronize", cuStreamSynchronize);
   resolve(handle_, "cuMemAlloc_v2", cuMemAlloc);

@@ -17,6 +17,9 @@ class CudaDriver {
   using Stream = void*;
   using DevicePtr = unsigned long long;
 
+  static constexpr Result kNotFound = 500;              // CUDA_ERROR_NOT_FOUND
+  static constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+
   /// The driver, initialized, with device 0's primary context retained. Throws
   /// RuntimeError(SKB_ERR_UNSUPPORTED) naming what is missing: the driver library, one of its
   /// functions, or a GPU (the driver's own message). A failure is retried at the next call.
@@ -66,6 +69,8 @@ class CudaDriver {
   Result (*cuModuleLoadData)(Module*, const void*) = nullptr;
   Result (*cuModuleUnload)(Module) = nullptr;
   Result (*cuModuleGetFunction)(Function*, Module, const char*) = nullptr;
+  Result (*cuModuleGetGlobal)(DevicePtr*, std::size_t*, Module, const char*) = nullptr;
+  Result (*cuFuncSetAttribute)(Function, int, int) = nullptr;
   Result (*cuLaunchKernel)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream,
                            void**, void**) = nullptr;
   Result (*cuStreamSynchronize)(Stream) = nullptr;

@@ -96,9 +96,14 @@ void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* cons
   for (std::size_t i = 0; i < in_bytes_.size(); ++i) args.in[i] = in ? in[i] : nullptr;
   for (std::size_t i = 0; i < out_bytes_.size(); ++i) args.out[i] = out ? out[i] : nullptr;
   void* params[2] = {&args, call_.get()};
+  // A kernel's own launch (a static matmul's tiles) over the build record's.
+  const auto& own = m.own_launch();
+  const unsigned grid = own ? own->grid : grid_, block = own ? own->block : block_;
+  const unsigned shared = own ? own->shared_bytes : 0;
   CudaDriver::Scope scope(cuda);
-  cuda.check(cuda.cuLaunchKernel(m.symbol(), grid_, 1, 1, block_, 1, 1, 0, stream, params, nullptr),
-             fmt::format("cuLaunchKernel(grid {}, block {})", grid_, block_), SKB_ERR_KERNEL);
+  cuda.check(cuda.cuLaunchKernel(m.symbol(), grid, 1, 1, block, 1, 1, shared, stream, params, nullptr),
+             fmt::format("cuLaunchKernel(grid {}, block {}, {} bytes of shared memory)", grid, block, shared),
+             SKB_ERR_KERNEL);
 }
 
 void CudaLaunch::run(const KernelModule& m, const void* const* in, void* const* out) const {

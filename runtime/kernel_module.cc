@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "packager/format/launch.h"
 #include "runtime/cuda_driver.h"
 #include "skb/runtime.h"
 
@@ -18,6 +19,33 @@ void check_sha(const IndexEntry& entry, const std::string& sha) {
   if (sha != entry.sha256)
     throw RuntimeError(SKB_ERR_INTEGRITY, fmt::format("kernel {}: {} has sha256 {}, the index says {}; not loaded",
                                                       entry.kernel_name, entry.bin.string(), sha, entry.sha256));
+}
+
+// The launch a cubin defines for its kernel (skb_cuda_abi.h), read from the loaded module; none
+// when it defines none. A launch no GPU takes is refused at load, not at the first call; one
+// that asks for more than 48 KiB of shared memory is given it (the driver's opt-in).
+std::optional<skb_cuda_launch> read_own_launch(CudaDriver& cuda, CudaDriver::Module module, CudaDriver::Function fn,
+                                               const IndexEntry& entry) {
+  CudaDriver::DevicePtr ptr = 0;
+  std::size_t size = 0;
+  const auto r = cuda.cuModuleGetGlobal(&ptr, &size, module, SKB_CUDA_LAUNCH_SYMBOL);
+  if (r == CudaDriver::kNotFound) return std::nullopt;
+  const auto where = fmt::format("kernel {}: {} of {}", entry.kernel_name, SKB_CUDA_LAUNCH_SYMBOL, entry.bin.string());
+  cuda.check(r, where, SKB_ERR_LOAD);
+  if (size != sizeof(skb_cuda_launch))
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: {} bytes, expected {}", where, size, sizeof(skb_cuda_launch)));
+  skb_cuda_launch l{};
+  cuda.check(cuda.cuMemcpyDtoH(&l, ptr, sizeof l), where, SKB_ERR_LOAD);
+  if (l.grid == 0 || l.grid > packager::kMaxGrid || l.block == 0 || l.block % 32 || l.block > packager::kMaxBlock ||
+      l.reserved)
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: grid {}, block {}: expected a grid of 1 to {} blocks of whole "
+                                                 "warps, at most {} threads",
+                                                 where, l.grid, l.block, packager::kMaxGrid, packager::kMaxBlock));
+  constexpr std::uint32_t kDefaultShared = 48 * 1024;
+  if (l.shared_bytes > kDefaultShared)
+    cuda.check(cuda.cuFuncSetAttribute(fn, CudaDriver::kMaxDynamicSharedSizeBytes, static_cast<int>(l.shared_bytes)),
+               fmt::format("{}: {} bytes of shared memory", where, l.shared_bytes), SKB_ERR_LOAD);
+  return l;
 }
 
 }  // namespace
@@ -44,6 +72,7 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
                fmt::format("kernel {}: entry {} of {}", entry.kernel_name, entry.entry, entry.bin.string()),
                SKB_ERR_LOAD);
     m->symbol_ = fn;
+    m->own_launch_ = read_own_launch(cuda, module, fn, entry);
     return m;
   }
   std::string sha;

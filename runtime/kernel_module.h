@@ -1,8 +1,10 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/index_reader.h"
+#include "skb_cuda_abi.h"
 
 namespace skb::runtime {
 
@@ -14,8 +16,8 @@ class CudaDriver;
 class KernelModule {
  public:
   /// Throws RuntimeError: SKB_ERR_LOAD when the file cannot be read or loaded or lacks its entry
-  /// symbol, SKB_ERR_INTEGRITY when its bytes do not hash to the index's sha256,
-  /// SKB_ERR_UNSUPPORTED when a cuda kernel finds no driver or GPU.
+  /// symbol or a launch of its own that no GPU takes, SKB_ERR_INTEGRITY when its bytes do not hash to the index's
+  /// sha256, SKB_ERR_UNSUPPORTED when a cuda kernel finds no driver or GPU.
   static std::shared_ptr<KernelModule> load(const IndexEntry& entry);
   ~KernelModule();
   KernelModule(const KernelModule&) = delete;
@@ -25,12 +27,15 @@ class KernelModule {
   void* symbol() const { return symbol_; }
   /// The driver a cuda kernel was loaded with; nullptr for a host kernel.
   CudaDriver* cuda() const { return cuda_; }
+  /// A cuda kernel's own launch (its skb_launch), when it defines one.
+  const std::optional<skb_cuda_launch>& own_launch() const { return own_launch_; }
 
  private:
   KernelModule() = default;
   void* handle_ = nullptr;  // dlopen handle, or CUmodule
   void* symbol_ = nullptr;
   CudaDriver* cuda_ = nullptr;
+  std::optional<skb_cuda_launch> own_launch_;
 };
 
 /// Errors of the runtime, each with its C status code.

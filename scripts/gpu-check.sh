@@ -69,13 +69,11 @@ import json, os, sys
 sys.path.insert(0, os.path.join(os.environ.get("SKB_TOP", "."), "tests", "tools"))
 from make_dump import attr, record, tensor
 os.makedirs(sys.argv[1], exist_ok=True)
-def mm(dt, m, k, n, op="MatMulV2", batch=()):
-    names = ("transpose_x1", "transpose_x2") if op == "MatMulV2" else ("adj_x1", "adj_x2")
-    b = list(batch)
-    return record(op, [tensor("x1", 0, dt, b + [m, k]), tensor("x2", 1, dt, b + [k, n]), None, None],
-                  [tensor("y", 0, dt, b + [m, n])], [attr(names[0], 0, "bool", False), attr(names[1], 1, "bool", False)])
-rs = [mm("float16", 256, 1024, 1024), mm("bfloat16", 128, 4096, 1024), mm("float", 512, 512, 512),
-      mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)),
+from sweep_calls import mm, sweep
+rs = sweep() + [
+      mm("float16", 300, 136, 200, ta=True, bias=True), mm("bfloat16", 100, 64, 72, tb=True),
+      mm("float16", 96, 48, 40, ta=True, tb=True), mm("float", 33, 17, 45, ta=True, tb=True, bias=True),
+      mm("bfloat16", 4, 32, 16, "BatchMatMulV2", (3, 2)),
       record("Add", [tensor("x1", 0, "float16", [4096, 1024]), tensor("x2", 1, "float16", [4096, 1024])],
              [tensor("y", 0, "float16", [4096, 1024])]),
       record("Mul", [tensor("x1", 0, "bfloat16", [2048, 1024]), tensor("x2", 1, "bfloat16", [1024])],
@@ -95,6 +93,25 @@ PY
     -j "$(nproc)")
   sh "$run" -q --install-path="$tmp/bench/lib"
   say "$(bench_calls "$tmp/bench/dump" "$tmp/bench/calls.json") distinct calls to time"
+  # The matmul tile sweep: the sweep's calls built once per candidate tile (SKB_MATMUL_TILE),
+  # each in a home of its own so that no kernel store hands back the chosen tile's kernel.
+  mkdir -p "$tmp/sweep/dump"
+  "$python" - "$tmp/sweep/dump" <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["SKB_TOP"], "tests", "tools"))
+from sweep_calls import mm, sweep
+for i, r in enumerate(sweep()):
+    json.dump(r, open(os.path.join(sys.argv[1], "%s_%d.json" % (r["op_type"], i)), "w"))
+PY
+  bench_calls "$tmp/sweep/dump" "$tmp/sweep/calls.json" >/dev/null
+  local i
+  for i in $(seq 0 $((${SKB_SWEEP_TILES:-6} - 1))); do
+    run=$(HOME="$tmp/sweep/home$i" NVCC_APPEND_FLAGS="-DSKB_MATMUL_TILE=$i" "$build/bin/skb-package" \
+      -p "$tmp/sweep/dump" -o "$tmp/sweep/out$i" --toolchain cuda --soc "$soc" -q -j "$(nproc)")
+    sh "$run" -q --install-path="$tmp/sweep/lib$i"
+    rm -rf "$tmp/sweep/out$i" "$tmp/sweep/home$i"
+  done
+  say "tile sweep: ${SKB_SWEEP_TILES:-6} candidates"
   rm -rf "$tmp/bench/out" "$tmp/oracle/out"
   # The runtime and skb-replay, with the libraries they need beyond the C and C++ ones.
   cp "$build/bin/skb-replay" "$tmp/bin/"
@@ -136,6 +153,12 @@ say "3. static against dynamic kernels, and MatMul against cuBLAS"
 "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" --runtime "$bundle/lib/libskb_runtime.so" \
   --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
   ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
+say "3b. the matmul tile sweep: skb's choice against every candidate tile and cuBLAS"
+if [ -d "$bundle/sweep" ]; then
+  "$python" "$SKB_TOP/tests/bench/cuda_tile_sweep.py" --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" \
+    $(for l in "$bundle"/sweep/lib*; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
+    ${SKB_CUDA_SWEEP_JSON:+--json "$SKB_CUDA_SWEEP_JSON"} || status=1
+fi
 say "4. a kernel that faults: its CUDA error is SKB_ERR_KERNEL with the driver's message"
 # Its own process, last: a faulted context stays broken.
 "$python" - "$bundle/lib/libskb_runtime.so" "$bundle/bench/lib" "$bundle/bench/calls.json" <<'PY' || status=1

@@ -6,7 +6,7 @@ precision fp16/bf16 reductions off), through libskb_runtime's C API (ctypes) on 
 pointers and stream. Paired and alternating, as the host bench: each rep times one sample of each
 variant (static first on even reps); a sample is a GPU sleep (so that the host enqueues the whole
 sample while the GPU is held: it measures GPU time, not launch rate), a start event, --inner
-launches, an end event. Each variant's output is first checked against the static kernel's.
+launches (--inner, fewer for slow calls), an end event. Each variant's output is first checked against the static kernel's.
 Exit status 0 when every call was timed and every check agreed, 1 otherwise. Needs a CUDA GPU and
 torch; the pure helpers import without torch.
 The library must hold both kernels of every call: skb_runtime_find gives the static one,
@@ -189,11 +189,23 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
             fns["cublas"] = lambda: torch.matmul(a, b, out=y[0])
         else:
             fns["cublas"] = lambda: y.__setitem__(0, torch.matmul(a, b))
+    # Launches per sample: --inner, fewer for a call whose slowest variant takes over 40 µs (a
+    # sample spans about 2 ms of GPU time; a dynamic 4096³ matmul takes tens of ms a launch).
+    slowest_ms = 0.0
+    for fn in fns.values():
+        fn()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        slowest_ms = max(slowest_ms, start.elapsed_time(end))
+    inner = max(1, min(args.inner, int(2.0 / max(slowest_ms, 1e-6))))
     host_us = 0.0  # two warm-up samples of each variant, the second timed on the host
     for fn in fns.values():
         for _ in range(2):
             t0 = time.perf_counter()
-            for _ in range(args.inner):
+            for _ in range(inner):
                 fn()
             took = (time.perf_counter() - t0) * 1e6
             torch.cuda.synchronize()
@@ -214,7 +226,7 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
             scale = ref.float().abs().max().item()
             if not agrees(err, scale, tol):
                 problems.append("%s differs: %.3g > %.3g" % (name, err, tol * max(1.0, scale)))
-    cycles = int(cycles_per_us * max(SLEEP_US, 2 * host_us))
+    cycles = int(cycles_per_us * min(max(SLEEP_US, 2 * host_us), 20000))
     samples = {name: [] for name in fns}
     for r in range(args.reps):
         order = ["static", "dynamic"] if r % 2 == 0 else ["dynamic", "static"]
@@ -222,13 +234,13 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda._sleep(cycles)
             start.record()
-            for _ in range(args.inner):
+            for _ in range(inner):
                 fns[name]()
             end.record()
             samples[name].append((start, end))
     torch.cuda.synchronize()
     ms = {name: [s.elapsed_time(e) for s, e in v] for name, v in samples.items()}
-    f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), args.inner)
+    f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), inner)
     f.update(label=label(rec), check="; ".join(problems) or "ok")
     return f
 

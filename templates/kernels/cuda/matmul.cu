@@ -1,8 +1,15 @@
 // MatMulV2 (transpose_x1/transpose_x2) and BatchMatMulV2 (adj_x1/adj_x2, broadcast batches),
-// optional bias of N elements. Computes in float. With 256 threads a block, each block computes
-// 16x16 tiles of the output from 16x16 tiles of both operands staged in shared memory (each
-// operand element read once per tile instead of once per output); with another block size, one
-// thread per output element.
+// optional bias of N elements. Accumulates in float.
+//
+// A static kernel picks its tile from its shape (skb_matmul_plan.h) and launches itself with
+// it (SKB_LAUNCH): float16 and bfloat16 operands on tensor cores (matmul_mma.h, sm_80 and later,
+// the operands' contiguous axes multiples of 8), float ones in float32 fused multiply-adds
+// (matmul_fma.h). SKB_MATMUL_TILE=i forces candidate i (for timing candidates on a GPU).
+//
+// Otherwise, and for the dynamic twin: with 256 threads a block, each block computes 16x16 tiles
+// of the output from 16x16 tiles of both operands staged in shared memory (each operand element
+// read once per tile instead of once per output); with another block size, one thread per output
+// element.
 #include "skb_cuda.h"
 
 enum { MatMulV2, BatchMatMulV2 };
@@ -120,6 +127,88 @@ static SKB_HD constexpr Params make_static() {
               SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x1 : SKB_ATTR_adj_x1,
               SKB_OP == MatMulV2 ? SKB_ATTR_transpose_x2 : SKB_ATTR_adj_x2, SKB_BIAS_DIMS);
 }
+
+#include "matmul_fma.h"
+
+#ifdef __CUDA_ARCH__
+#define SKB_ARCH (__CUDA_ARCH__ / 10)
+#else
+#define SKB_ARCH 0
+#endif
+namespace plan {
+template <class A, class B>
+struct Same {
+  static constexpr bool value = false;
+};
+template <class A>
+struct Same<A, A> {
+  static constexpr bool value = true;
+};
+constexpr Params kP = make_static();
+[[maybe_unused]] constexpr skb_mm::Problem kProblem{
+    kP.batches, kP.m, kP.n, kP.k, skb_mm::multiprocessors(SKB_ARCH), skb_mm::smem_limit(SKB_ARCH)};
+constexpr bool kMma =
+    SKB_ARCH >= 80 && Same<TA, TB>::value && sizeof(TA) == 2 && skb_mm::mma_readable(kP.m, kP.n, kP.k, kP.ta, kP.tb);
+constexpr bool kFma = Same<TA, float>::value && Same<TB, float>::value;
+#ifdef SKB_MATMUL_TILE
+constexpr int kTile = SKB_MATMUL_TILE;
+#else
+constexpr int kTile = kMma ? skb_mm::choose_mma(kProblem, 2, kP.ta, kP.tb) : kFma ? skb_mm::choose_fma(kProblem) : -1;
+#endif
+enum Path { kElements, kTensorCores, kFusedMultiplyAdds };
+constexpr Path kPath = kTile < 0 ? kElements : kMma ? kTensorCores : kFma ? kFusedMultiplyAdds : kElements;
+constexpr skb_mm::Tile kT =
+    kPath == kTensorCores ? skb_mm::kMmaTiles[kTile < 0 ? 0 : kTile] : skb_mm::kFmaTiles[kTile < 0 ? 0 : kTile];
+constexpr int64_t kTiles = kP.batches * skb_mm::ceil_div(kP.m, kT.bm) * skb_mm::ceil_div(kP.n, kT.bn);
+constexpr int64_t kGridCap = 0x7fffffff;
+constexpr unsigned kThreads = kPath == kTensorCores ? kT.threads() : 256;
+constexpr unsigned kGrid = kPath == kElements ? (unsigned)(skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256) < 4096
+                                                               ? skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256)
+                                                               : 4096)
+                                              : (unsigned)(kTiles < kGridCap ? kTiles : kGridCap);
+constexpr unsigned kShared = kPath == kTensorCores ? skb_mm::mma_smem_bytes(kT, 2, kP.ta, kP.tb) : 0;
+static_assert(kPath != kTensorCores || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
+              "skb: the forced tile needs more shared memory than this architecture gives a block");
+}  // namespace plan
+
+__device__ inline void run_static(const Params& p, skb_args args) {
+  const TA* x1 = static_cast<const TA*>(args.in[0]);
+  const TB* x2 = static_cast<const TB*>(args.in[1]);
+  const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(args.in[2]) : nullptr;
+  TY* y = static_cast<TY*>(args.out[0]);
+  auto offsets = [&](int64_t bt, int64_t& oa, int64_t& ob) { batch_offsets(p, bt, oa, ob); };
+  auto store = [&](int64_t bt, int64_t row, int64_t col, float v) {
+    if (SKB_HAS_BIAS) v += skb_cu::to_float(bias[col]);
+    y[(bt * p.m + row) * p.n + col] = skb_cu::from_float<TY>(v);
+  };
+  constexpr int kIndex = plan::kTile < 0 ? 0 : plan::kTile;
+  // The tiles need the launch the kernel asked for (SKB_LAUNCH): a runtime that launched it
+  // otherwise gets the slow path, not a wrong result.
+  unsigned shared = 0;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
+  const bool launched = blockDim.x == plan::kThreads && shared + 1 > plan::kShared;
+  if constexpr (plan::kPath == plan::kTensorCores) {
+    if (launched && (reinterpret_cast<uintptr_t>(x1) | reinterpret_cast<uintptr_t>(x2)) % 16 == 0) {
+      skb_cu::mma::run<kIndex, plan::kP.ta, plan::kP.tb>(p, x1, reinterpret_cast<const TA*>(x2), offsets, store);
+      return;
+    }
+  } else if constexpr (plan::kPath == plan::kFusedMultiplyAdds) {
+    if (launched) {
+      skb_cu::fma::run<kIndex, plan::kP.ta, plan::kP.tb>(p, reinterpret_cast<const float*>(x1),
+                                                         reinterpret_cast<const float*>(x2), offsets, store);
+      return;
+    }
+  }
+  if (blockDim.x == kTile * kTile)  // not aligned for 16-byte copies, or no tile for these dtypes
+    run_tiles(p, args);
+  else
+    run_elements(p, args);
+}
+
+SKB_LAUNCH(plan::kGrid, plan::kThreads, plan::kShared)
+#undef SKB_KERNEL_BOUNDS
+#define SKB_KERNEL_BOUNDS __launch_bounds__(plan::kThreads)
+SKB_ENTRY(make_static, make_dynamic, run_static)
 #else
 static __device__ Params make_dynamic(const skb_cuda_call& c) {
   const bool mm = SKB_OP == MatMulV2;
@@ -128,5 +217,5 @@ static __device__ Params make_dynamic(const skb_cuda_call& c) {
               skb_cu::attr(c, mm ? "transpose_x2" : "adj_x2", 0, 0) != 0,
               SKB_HAS_BIAS ? skb_cu::dims(c.inputs[2]) : skb_cu::dims());
 }
-#endif
 SKB_ENTRY(make_static, make_dynamic, run)
+#endif

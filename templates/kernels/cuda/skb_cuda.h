@@ -96,11 +96,18 @@ __device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
 /// Shape of input/output i as a constant expression.
 #define SKB_IN_DIMS(i) skb_cu::dims(SKB_IN##i##_SHAPE)
 #define SKB_OUT_DIMS(i) skb_cu::dims(SKB_OUT##i##_SHAPE)
+// A template may define SKB_KERNEL_BOUNDS (__launch_bounds__ of its static entry) and give its
+// static kernel a launch of its own with SKB_LAUNCH(grid, block, shared bytes).
+#ifndef SKB_KERNEL_BOUNDS
+#define SKB_KERNEL_BOUNDS
+#endif
+#define SKB_LAUNCH(grid, block, shared) \
+  extern "C" __constant__ skb_cuda_launch skb_launch = {(grid), (block), (shared), 0};
 #define SKB_ENTRY(make_static, make_dynamic, run)                                                       \
   static_assert(make_static().ok,                                                                       \
                 "skb: the shapes and attributes of this kernel contradict each other (see its .info)"); \
   static __device__ constexpr Params skb_params = make_static();                                        \
-  extern "C" __global__ void skb_kernel(skb_args args) { run(skb_params, args); }
+  extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { run(skb_params, args); }
 #else
 #define SKB_ENTRY(make_static, make_dynamic, run)                                             \
   static __device__ __noinline__ void skb_make_params(const skb_cuda_call& call, Params* p) { \

@@ -4,7 +4,8 @@
  * Static kernel:  extern "C" __global__ void skb_kernel(skb_args args)
  * Dynamic kernel: extern "C" __global__ void skb_kernel_dynamic(skb_args args, skb_cuda_call call)
  *
- * Both are launched with a 1-D grid and block (the build record's "launch"); every kernel loops
+ * Both are launched with a 1-D grid and block (the build record's "launch", or a static kernel's
+ * own skb_cuda_launch); every kernel loops
  * grid-stride, so any grid computes the whole result. A dynamic call's shapes and attributes
  * travel by value in the kernel's parameters (about 2 KB, under the 4 KB every GPU takes). */
 #ifndef SKB_CUDA_ABI_H
@@ -35,6 +36,19 @@ typedef struct skb_cuda_attr {
   int32_t count;
   double values[SKB_CUDA_MAX_ATTR_VALUES];
 } skb_cuda_attr;
+
+/** A static kernel's own launch, where the grid-stride default does not suit it (a matmul's
+ * tiles): the kernel defines `extern "C" __constant__ skb_cuda_launch skb_launch` (skb_cuda.h's
+ * SKB_LAUNCH), and the runtime, reading it when it loads the kernel, launches it with this grid
+ * and block instead of the build record's, and with shared_bytes of dynamic shared memory. */
+typedef struct skb_cuda_launch {
+  uint32_t grid;
+  uint32_t block;
+  uint32_t shared_bytes;
+  uint32_t reserved; /* 0 */
+} skb_cuda_launch;
+
+#define SKB_CUDA_LAUNCH_SYMBOL "skb_launch"
 
 /** What a dynamic CUDA kernel is told about a call. */
 typedef struct skb_cuda_call {

@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Matmul tile sweep on a GPU: for each call of a list of MatMulV2/BatchMatMulV2 records, the static
+kernel that skb's tile choice built (--lib) against the same kernel built with each candidate tile
+forced (--candidate LIB, once per candidate, in skb_matmul_plan.h's order: the kernels compiled with
+-DSKB_MATMUL_TILE=i), and against cuBLAS (torch.matmul, TF32 and reduced-precision reductions
+off). Each kernel's output is checked against cuBLAS's first. A sample is a GPU sleep, a start
+event, launches, an end event; the figure is the median of --reps samples, in µs per launch.
+Prints one row per call: the chosen kernel, every candidate, cuBLAS, and the chosen kernel's time
+over the fastest candidate's and over cuBLAS's. Exit status 0 when every kernel agreed with cuBLAS.
+usage: cuda_tile_sweep.py --runtime libskb_runtime.so --lib CHOSEN --candidate LIB... --calls CALLS.json
+                          [--reps N] [--json OUT]"""
+import argparse, json, os, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cuda_kernel_bench as ckb  # noqa: E402
+
+
+def timed(torch, fn, reps, cycles):
+    """Median µs of one launch over reps samples of enough launches to span ~1 ms of GPU time."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    inner = max(1, min(50, int(1.0 / max(start.elapsed_time(end), 1e-3))))
+    samples = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(cycles)
+        s.record()
+        for _ in range(inner):
+            fn()
+        e.record()
+        samples.append((s, e))
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) * 1000.0 / inner for s, e in samples)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\nusage:")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runtime", required=True)
+    ap.add_argument("--lib", required=True, help="install path of the kernels skb's tile choice built")
+    ap.add_argument("--candidate", action="append", default=[], help="install path of candidate i's kernels")
+    ap.add_argument("--calls", required=True)
+    ap.add_argument("--reps", type=int, default=int(os.environ.get("SKB_CUDA_BENCH_REPS", "15")))
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    import torch
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.cuda.init()
+    records = [r for r in ckb.distinct(json.load(open(args.calls))) if ckb.matmul_plan(r)]
+    L = ckb.load_runtime(args.runtime)
+    libs = [args.lib] + args.candidate
+    rts = [ckb.open_runtime(L, lib) for lib in libs]
+    cycles = int(ckb.sleep_cycles_per_us(torch) * ckb.SLEEP_US)
+    names = ["chosen"] + ["tile%d" % i for i in range(len(args.candidate))]
+    print("GPU %s; torch %s; reps %d; median µs per launch" % (torch.cuda.get_device_name(), torch.__version__,
+                                                                args.reps))
+    print("%-44s %s %9s %9s %9s" % ("call", " ".join("%9s" % n for n in names), "cuBLAS", "/fastest", "/cuBLAS"))
+    rows, ok = [], True
+    for rec in records:
+        tdt = lambda t: getattr(torch, ckb.TORCH_DTYPE[t["dtype"]])
+        ins = [None if t is None else (torch.rand(t["shape"], device="cuda") * 2 - 1).to(tdt(t)) for t in rec["inputs"]]
+        out_t = rec["outputs"][0]
+        ta, tb = ckb.matmul_plan(rec)
+        a = ins[0].transpose(-1, -2) if ta else ins[0]
+        b = ins[1].transpose(-1, -2) if tb else ins[1]
+        ref = torch.matmul(a, b)
+        cublas = timed(torch, lambda: torch.matmul(a, b), args.reps, cycles)
+        stream = torch.cuda.current_stream().cuda_stream
+        tol, scale = ckb.tolerance(rec), ref.float().abs().max().item()
+        times, checks = [], []
+        for name, rt in zip(names, rts):
+            try:
+                op = ckb.find(L, rt, rec, 1)
+            except RuntimeError as e:
+                times.append(None)
+                checks.append("%s: %s" % (name, e))
+                continue
+            y = torch.zeros(out_t["shape"], device="cuda", dtype=tdt(out_t))
+            go = ckb.launcher(L, op, ins, [y], stream)
+            go()
+            torch.cuda.synchronize()
+            err = (y.reshape(ref.shape).float() - ref.float()).abs().max().item()
+            if not ckb.agrees(err, scale, tol):
+                checks.append("%s differs from cuBLAS: %.3g" % (name, err))
+            times.append(timed(torch, go, args.reps, cycles))
+            L.skb_op_free(op)
+        good = [t for t in times[1:] if t is not None]
+        fastest = min(good) if good else None
+        row = {"label": ckb.label(rec), "us": dict(zip(names, times)), "cublas_us": cublas,
+               "chosen_over_fastest": times[0] / fastest if times[0] and fastest else None,
+               "chosen_over_cublas": times[0] / cublas if times[0] else None, "check": "; ".join(checks) or "ok"}
+        rows.append(row)
+        ok = ok and not checks
+        fmt = lambda v: "%9.2f" % v if v is not None else "%9s" % "-"
+        print("%-44s %s %9.2f %s %s  %s" % (row["label"][:44], " ".join(fmt(t) for t in times), cublas,
+                                            fmt(row["chosen_over_fastest"]), fmt(row["chosen_over_cublas"]),
+                                            row["check"]))
+        sys.stdout.flush()
+    if args.json:
+        json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.json, "w"), indent=1)
+    for rt in rts:
+        L.skb_runtime_close(rt)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
