@@ -16,13 +16,16 @@
 #include "common/json_input.h"
 #include "common/sha256.h"
 #include "common/version.h"
+#include "explain/device_call.h"
 #include "explain/paired_timing.h"
 #include "opmodel/defines.h"
 #include "opmodel/discovery.h"
 #include "opmodel/op_record.h"
 #include "packager/format/manifest.h"
 #include "packager/install/lock.h"
+#include "runtime/cublas_gemm.h"
 #include "runtime/index_reader.h"
+#include "runtime/kernel_module.h"
 #include "runtime/payoff.h"
 #include "runtime/reference/tensors.h"
 #include "skb/runtime.h"
@@ -46,11 +49,18 @@ Verdicts, with margin m (--margin):
   faster   the whole interval below 1 / (1 + m)
   same     neither: no measurable difference
 A kernel it cannot measure is named with the reason (no record of its call, no dynamic
-kernel, a kernel that fails, a cuda kernel).
+kernel, a kernel that fails, a cuda kernel on a machine without a GPU).
 
-The verdicts, their ratios and intervals, this machine's class (its CPU model) and skb's
-version are written into the library, under its lock, as ai_core/payoff/<class>.json (and to
---output FILE): a later measurement on the same class replaces them, another class's stay.
+Cuda kernels run on the GPU: on device copies of the inputs, each sample launches one side
+repeatedly between two CUDA events (the GPU's time, launch gaps included for both sides). A
+MatMulV2 or BatchMatMulV2 call's dynamic path there is cuBLASLt when it opens (SKB_CUBLASLT),
+so a static matmul is judged against what the call runs without skb.
+
+The verdicts, their ratios and intervals, this machine's class (its CPU model, or for cuda
+kernels its GPU's name, "gpu-...", with the driver's version) and skb's version are written
+into the library, under its lock, as ai_core/payoff/<class>.json (and to --output FILE, the
+GPU's when it measured cuda kernels): a later measurement on the same class replaces them,
+another class's stay.
 The runtime reads its own class's file when it opens the library and runs the dynamic kernel
 for a call whose static kernel was found slower (skb_op_why and skb_runtime_explain say why);
 SKB_PAYOFF=off serves every kernel. The bench itself measures every static kernel, whatever
@@ -114,23 +124,35 @@ std::string measure(skb_runtime* rt, const runtime::Index& index, const runtime:
   if (skb_runtime_find_dynamic(rt, call.text.c_str(), &raw) != SKB_OK)
     return fmt::format("no dynamic path: {}", skb_last_error());
   OpPtr slow(raw);
+  const std::string dynamic_path = skb_op_kernel_name(slow.get());
   auto twin = index.by_key.find(common::sha256_hex(opmodel::dynamic_signature(call.record)));
-  if (twin == index.by_key.end() || twin->second.kernel_name != skb_op_kernel_name(slow.get()))
+  if (twin == index.by_key.end() || (twin->second.kernel_name != dynamic_path && dynamic_path != runtime::kCublasLt))
     return "its dynamic kernel is not the one the index lists (was the library changed meanwhile?)";
   auto in = reference::make_inputs(call.record, rng);
   auto out_static = reference::make_outputs(call.record), out_dynamic = reference::make_outputs(call.record);
-  auto in_ptr = reference::input_pointers(in);
-  auto static_ptr = reference::output_pointers(out_static), dynamic_ptr = reference::output_pointers(out_dynamic);
-  if (skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()) != SKB_OK)
-    return fmt::format("the static kernel fails: {}", skb_last_error());
-  if (skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()) != SKB_OK)
-    return fmt::format("the dynamic kernel {} fails: {}", skb_op_kernel_name(slow.get()), skb_last_error());
-  Timing t = time_paired([&] { skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()); },
-                         [&] { skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()); }, o);
+  Timing t;
+  if (entry.launch.on_device()) {
+    // On device copies of the inputs, launch after launch, timed by the GPU's events.
+    DeviceCall d(in, out_static);
+    if (d.run(fast.get()) != SKB_OK) return fmt::format("the static kernel fails: {}", skb_last_error());
+    if (d.run(slow.get()) != SKB_OK)
+      return fmt::format("the dynamic path {} fails: {}", dynamic_path, skb_last_error());
+    t = time_paired_samples([&](long n) { return d.sample(fast.get(), n); },
+                            [&](long n) { return d.sample(slow.get(), n); }, o);
+  } else {
+    auto in_ptr = reference::input_pointers(in);
+    auto static_ptr = reference::output_pointers(out_static), dynamic_ptr = reference::output_pointers(out_dynamic);
+    if (skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()) != SKB_OK)
+      return fmt::format("the static kernel fails: {}", skb_last_error());
+    if (skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()) != SKB_OK)
+      return fmt::format("the dynamic kernel {} fails: {}", dynamic_path, skb_last_error());
+    t = time_paired([&] { skb_op_run(fast.get(), in_ptr.data(), static_ptr.data()); },
+                    [&] { skb_op_run(slow.get(), in_ptr.data(), dynamic_ptr.data()); }, o);
+  }
   out.kernel = entry.kernel_name;
   out.key = entry.key;
   out.sha256 = entry.sha256;
-  out.dynamic_kernel = twin->second.kernel_name;
+  out.dynamic_kernel = dynamic_path;  // cublasLt when cuBLASLt is a matmul's dynamic path
   out.dynamic_sha256 = twin->second.sha256;
   out.verdict = t.verdict;
   out.ratio = t.ratio;
@@ -193,20 +215,38 @@ int run_bench_command(const BenchCommand& b) {
     if (entry.variant == "static") statics.push_back(&entry);
   std::sort(statics.begin(), statics.end(), [](auto* x, auto* y) { return x->kernel_name < y->kernel_name; });
 
-  runtime::MachineClass mc = runtime::host_machine_class();
-  runtime::Payoff p;
-  p.machine_class = mc.id;
-  p.machine = mc.description;
-  p.skb_version = common::kVersion;
-  p.margin = b.margin;
+  // Host kernels are measured on this machine's CPU, cuda kernels on its GPU: one class each.
+  bool host = false, device = false;
+  for (const auto* e : statics) (e->launch.on_device() ? device : host) = true;
+  std::string no_gpu;
+  runtime::MachineClass gpu_class;
+  if (device) try {
+      gpu_class = runtime::gpu_machine_class();
+    } catch (const runtime::RuntimeError& e) {
+      no_gpu = e.what();
+    }
+  auto evidence = [&](const runtime::MachineClass& mc) {
+    runtime::Payoff p;
+    p.machine_class = mc.id;
+    p.machine = mc.description;
+    p.skb_version = common::kVersion;
+    p.margin = b.margin;
+    return p;
+  };
+  runtime::Payoff hp = evidence(runtime::host_machine_class());
+  runtime::Payoff gp = no_gpu.empty() && device ? evidence(gpu_class) : runtime::Payoff{};
+  auto payoff_of = [&](const runtime::IndexEntry& e) -> runtime::Payoff& {
+    return e.launch.on_device() && no_gpu.empty() ? gp : hp;
+  };
   std::size_t to_measure = 0;
-  for (const auto* e : statics) to_measure += calls.count(e->key) && !e->launch.on_device();
+  for (const auto* e : statics) to_measure += calls.count(e->key) && (!e->launch.on_device() || no_gpu.empty());
   std::mt19937 rng(1);
   std::size_t done = 0;
   for (const auto* e : statics) {
     auto call = calls.find(e->key);
-    if (e->launch.on_device()) {
-      p.unmeasured.push_back({e->kernel_name, "a cuda kernel: scripts/gpu-check.sh times those on the GPU"});
+    runtime::Payoff& p = payoff_of(*e);
+    if (e->launch.on_device() && !no_gpu.empty()) {
+      p.unmeasured.push_back({e->kernel_name, "a cuda kernel, and no GPU here: " + no_gpu});
       continue;
     }
     if (call == calls.end()) {
@@ -222,24 +262,38 @@ int run_bench_command(const BenchCommand& b) {
     diag.progress(
         fmt::format("[{}/{}] {} ({:.0f} s of {:.0f})", done, to_measure, e->kernel_name, spent, b.budget_seconds));
     runtime::KernelPayoff k;
-    std::string why = measure(rt.get(), index, *e, call->second, o, rng, k);
+    std::string why;
+    try {
+      why = measure(rt.get(), index, *e, call->second, o, rng, k);
+    } catch (const runtime::RuntimeError& err) {  // device memory, events: the GPU's errors
+      why = err.what();
+    }
     if (why.empty())
       p.kernels.push_back(std::move(k));
     else
       p.unmeasured.push_back({e->kernel_name, why});
   }
   diag.end_progress();
-  p.measured = utc_now();
-  const std::string text = runtime::payoff_json(p);
-  runtime::parse_payoff(common::parse_json(text));  // what the runtime will read back
-  const fs::path file = runtime::payoff_file(root, mc.id);
+  // Each class measured gets its file (a library of cuda kernels on a GPU: the GPU's alone).
+  std::vector<runtime::Payoff*> written;
+  if (host || !no_gpu.empty()) written.push_back(&hp);
+  if (device && no_gpu.empty()) written.push_back(&gp);
+  std::vector<std::pair<fs::path, std::string>> files;
+  for (runtime::Payoff* p : written) {
+    p->measured = utc_now();
+    std::string text = runtime::payoff_json(*p);
+    runtime::parse_payoff(common::parse_json(text));  // what the runtime will read back
+    files.emplace_back(runtime::payoff_file(root, p->machine_class), std::move(text));
+  }
   {
     installer::LibraryLock lock(root.parent_path() / ("." + root.filename().string() + ".lock"), b.lock_timeout, diag);
     common::ensure_real_dir(root / "payoff");
-    common::write_atomic(file, text);
+    for (const auto& [file, text] : files) common::write_atomic(file, text);
   }
-  if (!b.output.empty()) common::write_atomic(b.output, text);
-  print_report(p, file, std::chrono::duration<double>(Clock::now() - start).count());
+  // --output: the GPU's evidence when it measured any, else the CPU's.
+  if (!b.output.empty()) common::write_atomic(b.output, files.back().second);
+  for (std::size_t i = 0; i < written.size(); ++i)
+    print_report(*written[i], files[i].first, std::chrono::duration<double>(Clock::now() - start).count());
   return 0;
 }
 

@@ -17,9 +17,9 @@ struct KernelSet {
     std::string name, op_type, variant, signature;  // signature: "" when the side does not keep it
   };
   std::string where;
-  bool entry = false;                             // one store entry: only its kernel is in question
-  std::string identity;                           // the toolchain identity
-  std::optional<generator::KeyFactors> factors;   // none: a build or entry made before key.json
+  bool entry = false;                            // one store entry: only its kernel is in question
+  std::string identity;                          // the toolchain identity
+  std::optional<generator::KeyFactors> factors;  // none: a build or entry made before key.json
   std::vector<Kernel> kernels;
 };
 
@@ -32,9 +32,9 @@ KernelSet read_side(const std::filesystem::path& path);
 
 /// A kernel in one side and not the other, and which factor of its key changed.
 struct KernelDiff {
-  char side = 'a';              // where it is
+  char side = 'a';  // where it is
   std::string name, op_type;
-  std::string counterpart;      // the other side's kernel of the same signature, "" when none
+  std::string counterpart;  // the other side's kernel of the same signature, "" when none
   /// "records" (the other side has no call with this signature), "toolchain" (what changed is
   /// in `factors`), or "unknown" (a side keeps no signatures).
   std::string cause;
@@ -44,7 +44,7 @@ struct KernelDiff {
 struct BuildExplanation {
   std::string where_a, where_b;
   std::size_t kernels_a = 0, kernels_b = 0, in_both = 0;
-  bool against_entry = false;  // one side is a store entry: only its kernel is compared
+  bool against_entry = false;                  // one side is a store entry: only its kernel is compared
   std::vector<std::string> toolchain_changes;  // every factor of the shared identity that differs
   std::vector<KernelDiff> kernels;             // a's only, then b's only, each by name
 };

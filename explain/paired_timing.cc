@@ -53,14 +53,18 @@ RatioInterval median_ratio_interval(std::vector<double> logs) {
 }
 
 Timing time_paired(const std::function<void()>& a, const std::function<void()>& b, const TimingOptions& o) {
+  return time_paired_samples([&](long n) { return time_calls(a, n); }, [&](long n) { return time_calls(b, n); }, o);
+}
+
+Timing time_paired_samples(const Sample& a, const Sample& b, const TimingOptions& o) {
   const auto start = Clock::now();
   // Warm-up: both run until each has had a few calls and a few milliseconds (caches, page
   // faults, lazy binding), which also tells how long one call takes.
   long warm = 0;
   double ta = 0, tb = 0;
   while (warm < 3 || ta + tb < 4 * o.min_sample_seconds) {
-    ta += time_calls(a, 1);
-    tb += time_calls(b, 1);
+    ta += a(1);
+    tb += b(1);
     ++warm;
     if (seconds_since(start) > o.budget_seconds / 4 && warm >= 3) break;
   }
@@ -74,11 +78,11 @@ Timing time_paired(const std::function<void()>& a, const std::function<void()>& 
   for (int pair = 0; pair < o.max_pairs; ++pair) {
     double sa, sb;
     if (pair % 2 == 0) {
-      sa = time_calls(a, calls);
-      sb = time_calls(b, calls);
+      sa = a(calls);
+      sb = b(calls);
     } else {
-      sb = time_calls(b, calls);
-      sa = time_calls(a, calls);
+      sb = b(calls);
+      sa = a(calls);
     }
     sum_a += sa;
     sum_b += sb;

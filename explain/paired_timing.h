@@ -37,4 +37,9 @@ RatioInterval median_ratio_interval(std::vector<double> log_ratios);
 /// side, or wholly within it) after min_pairs, or at max_pairs, or when the budget is spent.
 Timing time_paired(const std::function<void()>& a, const std::function<void()>& b, const TimingOptions& o);
 
+/// The same for work that times itself: a sample runs `calls` calls and returns the seconds they
+/// took by its own clock (a GPU's events: the time the device spent, not the thread's).
+using Sample = std::function<double(long calls)>;
+Timing time_paired_samples(const Sample& a, const Sample& b, const TimingOptions& o);
+
 }  // namespace skb::explain

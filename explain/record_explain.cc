@@ -63,8 +63,8 @@ RecordExplanation explain_records(const fs::path& a, const fs::path& b) {
 }
 
 std::string record_text(const RecordExplanation& e) {
-  std::string out = fmt::format("a: {} (key {})\nb: {} (key {})\n", e.file_a, e.key_a.substr(0, 16), e.file_b,
-                                e.key_b.substr(0, 16));
+  std::string out =
+      fmt::format("a: {} (key {})\nb: {} (key {})\n", e.file_a, e.key_a.substr(0, 16), e.file_b, e.key_b.substr(0, 16));
   if (e.same) return out + "the same kernel: one canonical signature\n";
   out += fmt::format("different kernels: {} field{} of the signature differ:\n", e.differences.size(),
                      e.differences.size() == 1 ? "" : "s");

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "common/json_input.h"
 #include "common/json_diff.h"
+#include "common/json_input.h"
 
 namespace skb::explain {
 using common::diff_json;
@@ -14,7 +14,7 @@ using common::show_value;
 /// Why two op records are, or are not, the same kernel.
 struct RecordExplanation {
   std::string file_a, file_b;
-  std::string key_a, key_b;  // SHA-256 of each canonical signature: the runtime's lookup key
+  std::string key_a, key_b;   // SHA-256 of each canonical signature: the runtime's lookup key
   bool same = false;          // the same static kernel
   bool same_dynamic = false;  // the same dynamic kernel (op and dtypes; shapes may differ)
   /// Each field of the canonical signature that differs, by JSON pointer in the record's terms

@@ -68,6 +68,14 @@ void CudaDriver::open() {
   resolve(handle_, "cuMemFree_v2", cuMemFree);
   resolve(handle_, "cuMemcpyHtoD_v2", cuMemcpyHtoD);
   resolve(handle_, "cuMemcpyDtoH_v2", cuMemcpyDtoH);
+  resolve(handle_, "cuEventCreate", cuEventCreate);
+  resolve(handle_, "cuEventDestroy_v2", cuEventDestroy);
+  resolve(handle_, "cuEventRecord", cuEventRecord);
+  resolve(handle_, "cuEventSynchronize", cuEventSynchronize);
+  resolve(handle_, "cuEventElapsedTime", cuEventElapsedTime);
+  Result (*get_version)(int*) = nullptr;
+  resolve(handle_, "cuDriverGetVersion", get_version);
+  get_version(&driver_version_);
   int device = 0;
   check(cuDeviceGet(&device, 0), "cuda kernels need a GPU: cuDeviceGet(0)", SKB_ERR_UNSUPPORTED);
   char name[256] = {};

@@ -56,6 +56,8 @@ class CudaDriver {
   };
 
   std::string device_name() const { return device_name_; }
+  /// The driver's CUDA version, 1000 * major + 10 * minor.
+  int driver_version() const { return driver_version_; }
 
   // The driver's functions, resolved at get().
   Result (*cuInit)(unsigned) = nullptr;
@@ -78,6 +80,11 @@ class CudaDriver {
   Result (*cuMemFree)(DevicePtr) = nullptr;
   Result (*cuMemcpyHtoD)(DevicePtr, const void*, std::size_t) = nullptr;
   Result (*cuMemcpyDtoH)(void*, DevicePtr, std::size_t) = nullptr;
+  Result (*cuEventCreate)(void**, unsigned) = nullptr;
+  Result (*cuEventDestroy)(void*) = nullptr;
+  Result (*cuEventRecord)(void*, Stream) = nullptr;
+  Result (*cuEventSynchronize)(void*) = nullptr;
+  Result (*cuEventElapsedTime)(float*, void*, void*) = nullptr;
 
  private:
   CudaDriver() = default;
@@ -85,6 +92,7 @@ class CudaDriver {
   void* handle_ = nullptr;
   Context context_ = nullptr;
   std::string device_name_;
+  int driver_version_ = 0;
 };
 
 }  // namespace skb::runtime

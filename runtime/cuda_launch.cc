@@ -91,6 +91,7 @@ CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& 
 }
 
 void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* const* out, void* stream) const {
+  if (gemm_) return gemm_->launch(in, out, stream);
   CudaDriver& cuda = *m.cuda();
   skb_args args{};
   for (std::size_t i = 0; i < in_bytes_.size(); ++i) args.in[i] = in ? in[i] : nullptr;

@@ -4,6 +4,7 @@
 
 #include "opmodel/op_record.h"
 #include "packager/format/launch.h"
+#include "runtime/cublas_gemm.h"
 #include "runtime/kernel_module.h"
 #include "skb_cuda_abi.h"
 
@@ -19,6 +20,9 @@ class CudaLaunch {
   /// values than skb_cuda_call holds.
   CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& launch, bool dynamic);
 
+  /// Computes the call with cuBLASLt instead of the kernel (a matmul's dynamic path).
+  void use(std::unique_ptr<CublasGemm> gemm) { gemm_ = std::move(gemm); }
+
   /// Queues the kernel on `stream` (device buffers); throws RuntimeError(SKB_ERR_KERNEL).
   void launch(const KernelModule& m, const void* const* in, void* const* out, void* stream) const;
   /// Runs it on the default stream and waits.
@@ -30,6 +34,7 @@ class CudaLaunch {
   std::vector<std::size_t> in_bytes_, out_bytes_;  // 0 for an absent input
   unsigned grid_ = 1, block_ = 1;
   std::unique_ptr<skb_cuda_call> call_;  // dynamic kernels only
+  std::unique_ptr<CublasGemm> gemm_;     // when cuBLASLt computes it
 };
 
 }  // namespace skb::runtime

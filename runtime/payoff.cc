@@ -8,6 +8,9 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "runtime/cublas_gemm.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/kernel_module.h"
 
 namespace skb::runtime {
 namespace fs = std::filesystem;
@@ -56,6 +59,18 @@ MachineClass cpu_machine_class(std::string_view model) {
   return {id, std::string(model)};
 }
 
+MachineClass gpu_machine_class(std::string_view gpu_name, int driver_version) {
+  MachineClass c = cpu_machine_class(gpu_name);
+  c.id = "gpu-" + c.id.substr(4);
+  c.description = fmt::format("{}, CUDA driver {}.{}", gpu_name, driver_version / 1000, driver_version % 1000 / 10);
+  return c;
+}
+
+MachineClass gpu_machine_class() {
+  const CudaDriver& cuda = CudaDriver::get();
+  return gpu_machine_class(cuda.device_name(), cuda.driver_version());
+}
+
 MachineClass host_machine_class() {
   static const MachineClass mine = cpu_machine_class(cpu_model());  // /proc/cpuinfo once per process
   return mine;
@@ -65,51 +80,73 @@ fs::path payoff_file(const fs::path& root, const std::string& class_id) {
   return root / "payoff" / (class_id + ".json");
 }
 
-std::unordered_map<std::string, std::string> withheld_kernels(
-    const Payoff& p, const std::unordered_map<std::string, IndexEntry>& by_key) {
+std::unordered_map<std::string, std::string> withheld_kernels(const Payoff& p,
+                                                              const std::unordered_map<std::string, IndexEntry>& by_key,
+                                                              bool device) {
   std::unordered_map<std::string, std::string> out;
   std::unordered_map<std::string, const IndexEntry*> by_name;  // only when something was slower
   for (const auto& k : p.kernels) {
     if (k.verdict != kSlower) continue;
     if (by_name.empty())
       for (const auto& [key, entry] : by_key) by_name.emplace(entry.kernel_name, &entry);
-    // Measured against the dynamic kernel installed now: a verdict against other bytes is stale.
-    auto twin = by_name.find(k.dynamic_kernel);
-    if (twin == by_name.end() || twin->second->sha256 != k.dynamic_sha256) continue;
+    // Measured against the dynamic path the call takes now: a verdict against other bytes is
+    // stale, one against cuBLASLt holds where cuBLASLt opens.
+    if (k.dynamic_kernel == kCublasLt) {
+      std::string why;
+      if (!cublas_opens(why)) continue;
+    } else {
+      auto twin = by_name.find(k.dynamic_kernel);
+      if (twin == by_name.end() || twin->second->sha256 != k.dynamic_sha256) continue;
+    }
     auto it = by_key.find(k.key);
-    // A host kernel's class is its CPU's; a cuda kernel's is its GPU's, which this evidence is not.
+    // A host kernel's class is its CPU's; a cuda kernel's its GPU's.
     if (it == by_key.end() || it->second.variant != "static" || it->second.sha256 != k.sha256 ||
-        it->second.launch.on_device())
+        it->second.launch.on_device() != device)
       continue;
-    out.emplace(k.key, fmt::format("static kernel {} measured {:.2f}x the time of the dynamic kernel {} on {} "
+    const std::string path = k.dynamic_kernel == kCublasLt ? std::string("cuBLASLt, its dynamic path,")
+                                                           : "the dynamic kernel " + k.dynamic_kernel;
+    out.emplace(k.key, fmt::format("static kernel {} measured {:.2f}x the time of {} on {} "
                                    "(95% interval {:.2f}-{:.2f}, {} paired samples, skb {}, {}; SKB_PAYOFF=off "
                                    "serves it)",
-                                   k.kernel, k.ratio, k.dynamic_kernel, p.machine, k.low, k.high, k.pairs,
+                                   k.kernel, k.ratio, path, p.machine, k.low, k.high, k.pairs,
                                    p.skb_version, p.measured));
   }
   return out;
 }
+
+namespace {
+
+// One class's evidence, applied to the kernels of that class (host or cuda ones).
+void apply_class(const fs::path& root, const MachineClass& mc, bool device,
+                 const std::unordered_map<std::string, IndexEntry>& by_key, AppliedPayoff& applied) {
+  fs::path file = payoff_file(root, mc.id);
+  std::string problem;
+  try {
+    auto text = common::read_file_if_exists(file, kMaxEvidenceSize);
+    if (!text) return;
+    Payoff p = parse_payoff(common::parse_json(*text));
+    if (p.machine_class != mc.id)
+      throw FieldError("/machine_class", fmt::format("expected {}, this machine's class", mc.id));
+    applied.withheld.merge(withheld_kernels(p, by_key, device));
+  } catch (const FieldError& e) {
+    problem = fmt::format("{}: {}: payoff evidence refused, every kernel is served", file.string(), e.describe());
+  } catch (const common::Error& e) {
+    problem = fmt::format("{}: payoff evidence refused, every kernel is served", e.what());
+  }
+  if (!problem.empty()) applied.problem += (applied.problem.empty() ? "" : "; ") + problem;
+}
+
+}  // namespace
 
 AppliedPayoff apply_payoff(const fs::path& root, const std::unordered_map<std::string, IndexEntry>& by_key) {
   AppliedPayoff applied;
   if (common::env_or_empty("SKB_PAYOFF") == "off") return applied;
   std::error_code ec;
   if (!fs::exists(root / "payoff", ec) && !ec) return applied;  // never measured: nothing to read
-  MachineClass mc = host_machine_class();
-  fs::path file = payoff_file(root, mc.id);
-  try {
-    auto text = common::read_file_if_exists(file, kMaxEvidenceSize);
-    if (!text) return applied;
-    Payoff p = parse_payoff(common::parse_json(*text));
-    if (p.machine_class != mc.id)
-      throw FieldError("/machine_class", fmt::format("expected {}, this machine's class", mc.id));
-    applied.withheld = withheld_kernels(p, by_key);
-  } catch (const FieldError& e) {
-    applied.problem =
-        fmt::format("{}: {}: payoff evidence refused, every kernel is served", file.string(), e.describe());
-  } catch (const common::Error& e) {
-    applied.problem = fmt::format("{}: payoff evidence refused, every kernel is served", e.what());
-  }
+  bool host = false, device = false;
+  for (const auto& [key, entry] : by_key) (entry.launch.on_device() ? device : host) = true;
+  if (host) apply_class(root, host_machine_class(), false, by_key, applied);
+  if (device) apply_class(root, gpu_machine_class(), true, by_key, applied);
   return applied;
 }
 

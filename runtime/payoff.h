@@ -28,6 +28,13 @@ MachineClass host_machine_class();
 /// The class of a CPU model (description); its id as host_machine_class makes it.
 MachineClass cpu_machine_class(std::string_view cpu_model);
 
+/// The class of cuda kernels on this machine: "gpu-" and the name of device 0 (its description
+/// adds the driver's CUDA version). Throws RuntimeError when there is no driver or GPU.
+MachineClass gpu_machine_class();
+
+/// The class of a GPU's name and driver version, as gpu_machine_class makes it.
+MachineClass gpu_machine_class(std::string_view gpu_name, int driver_version);
+
 // The evidence's format is the package format's (packager/format/payoff_evidence.h), which skb-package
 // --payoff reads too.
 using packager::KernelPayoff;
@@ -44,14 +51,16 @@ using packager::verdict_of;
 std::filesystem::path payoff_file(const std::filesystem::path& root, const std::string& class_id);
 
 /// The static kernels of an index not to serve on this class, skbKey → why: those the evidence
-/// found slower whose static and dynamic bytes are still the ones measured.
-std::unordered_map<std::string, std::string> withheld_kernels(
-    const Payoff& p, const std::unordered_map<std::string, IndexEntry>& by_key);
+/// found slower whose static and dynamic bytes are still the ones measured (or, measured against
+/// cuBLASLt, while cuBLASLt opens here); host kernels, or cuda kernels when `device`.
+std::unordered_map<std::string, std::string> withheld_kernels(const Payoff& p,
+                                                              const std::unordered_map<std::string, IndexEntry>& by_key,
+                                                              bool device = false);
 
 /// What the runtime applies when it opens a library: the withheld kernels of this machine's
-/// class, or none when SKB_PAYOFF=off or no evidence exists. A file that cannot be read or is
-/// not valid evidence of this class withholds nothing and is named in `problem`, with the JSON
-/// pointer of the first bad field.
+/// classes (its CPU's for host kernels, its GPU's for cuda kernels), or none when SKB_PAYOFF=off or no evidence exists.
+/// A file that cannot be read or is not valid evidence of this class withholds nothing and is named in `problem`, with
+/// the JSON pointer of the first bad field.
 struct AppliedPayoff {
   std::unordered_map<std::string, std::string> withheld;
   std::string problem;

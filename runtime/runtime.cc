@@ -185,6 +185,14 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     op->module = module_for(*rt, entry);
     op->name = entry.kernel_name;
     op->package = entry.package;
+    // A matmul's dynamic path on a GPU is cuBLASLt where it opens: what the call runs without skb.
+    if (op->cuda && op->kind == SKB_KERNEL_DYNAMIC && skb::runtime::is_matmul(record.op_type)) {
+      std::string why;
+      if (auto gemm = skb::runtime::CublasGemm::plan(record, why)) {
+        op->cuda->use(std::move(gemm));
+        op->name = skb::runtime::kCublasLt;
+      }
+    }
     *out = op.release();
   });
 }

@@ -114,13 +114,13 @@ PY
   say "tile sweep: ${SKB_SWEEP_TILES:-6} candidates"
   rm -rf "$tmp/bench/out" "$tmp/oracle/out"
   # The runtime and skb-replay, with the libraries they need beyond the C and C++ ones.
-  cp "$build/bin/skb-replay" "$tmp/bin/"
+  cp "$build/bin/skb-replay" "$build/bin/skb" "$tmp/bin/"
   local so
   so=$(readlink -f "$build/lib/libskb_runtime.so")
   cp "$so" "$tmp/lib/" && ln -s "$(basename "$so")" "$tmp/lib/libskb_runtime.so"
-  strip --strip-debug "$tmp/bin/skb-replay" "$tmp/lib/$(basename "$so")"  # what travels: no debug info
+  strip --strip-debug "$tmp/bin/skb-replay" "$tmp/bin/skb" "$tmp/lib/$(basename "$so")"  # what travels: no debug info
   ln -s "$(basename "$so")" "$tmp/lib/$(objdump -p "$so" | awk '/SONAME/ {print $2}')" 2>/dev/null || true
-  for dep in $(ldd "$so" "$build/bin/skb-replay" | awk '/=> \// {print $3}' | sort -u); do
+  for dep in $(ldd "$so" "$build/bin/skb-replay" "$build/bin/skb" | awk '/=> \// {print $3}' | sort -u); do
     case $(basename "$dep") in
       libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libskb_runtime*) ;;
       *) cp -L "$dep" "$tmp/lib/" ;;
@@ -142,7 +142,15 @@ fi
 export SKB_TOP
 [ -d "$bundle" ] || prepare
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# cuBLASLt, a matmul's dynamic path: the CUDA toolkit's, or the one PyTorch's wheels carry.
+cublas=$("$python" -c "import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], 'lib'))" \
+  2>/dev/null || true)
+for d in $cublas /usr/local/cuda/lib64; do
+  [ -e "$d/libcublasLt.so.13" ] || [ -e "$d/libcublasLt.so.12" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+done
 say "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+say "cuBLASLt (a matmul's dynamic path): $(ls $cublas/libcublasLt.so.* /usr/local/cuda/lib64/libcublasLt.so.* 2>/dev/null \
+  | head -1 || true)"
 status=0
 say "1. the numpy oracle's calls on the GPU"
 "$python" "$SKB_TOP/tests/tools/numpy_oracle.py" "$bundle/bin" "$bundle/oracle" --toolchain cuda --phase check \
@@ -159,7 +167,18 @@ if [ -d "$bundle/sweep" ]; then
     $(for l in "$bundle"/sweep/lib*; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
     ${SKB_CUDA_SWEEP_JSON:+--json "$SKB_CUDA_SWEEP_JSON"} || status=1
 fi
-say "4. a kernel that faults: its CUDA error is SKB_ERR_KERNEL with the driver's message"
+say "4. skb bench: every static kernel against its dynamic path on this GPU, the slower ones withheld"
+lib=$(mktemp -d)/lib && cp -r "$bundle/bench/lib" "$lib"
+"$bundle/bin/skb" bench --install-path "$lib" "$bundle/bench/dump/example" "$bundle/bench/dump/sized" --budget "${SKB_GPU_BENCH_BUDGET:-60}" \
+  --output "${SKB_GPU_PAYOFF_JSON:-$(dirname "$lib")/payoff.json}" | tail -25 || status=1
+"$bundle/bin/skb-replay" --install-path "$lib" --explain "$bundle/bench/dump/example" "$bundle/bench/dump/sized" >"$(dirname "$lib")/replay.txt" || status=1
+grep "runtime counts\|calls:" "$(dirname "$lib")/replay.txt" | tail -2
+slower=$("$python" -c "import json,sys; print(sum(k['verdict'] == 'slower' for k in json.load(open(sys.argv[1]))['kernels']))" \
+  "${SKB_GPU_PAYOFF_JSON:-$(dirname "$lib")/payoff.json}")
+withheld=$(grep -c "measured .*x the time of" "$(dirname "$lib")/replay.txt" || true)
+say "$slower kernels found slower; $withheld calls explained as served by their dynamic path instead"
+[ "$slower" = 0 ] || [ "$withheld" -gt 0 ] || { say "FAILED: a slower kernel is still served"; status=1; }
+say "5. a kernel that faults: its CUDA error is SKB_ERR_KERNEL with the driver's message"
 # Its own process, last: a faulted context stays broken.
 "$python" - "$bundle/lib/libskb_runtime.so" "$bundle/bench/lib" "$bundle/bench/calls.json" <<'PY' || status=1
 import ctypes, json, sys

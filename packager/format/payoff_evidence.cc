@@ -29,9 +29,9 @@ bool is_kernel_name(std::string_view s) {
 }
 
 bool is_class_id(std::string_view s) {
-  return s.size() > 4 && s.size() <= 100 && s.substr(0, 4) == "cpu-" && std::all_of(s.begin(), s.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-         });
+  return s.size() > 4 && s.size() <= 100 && (s.substr(0, 4) == "cpu-" || s.substr(0, 4) == "gpu-") &&
+         std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
 
 // Every member of an object is one of `known`: a document that says more than skb wrote is not
@@ -126,7 +126,7 @@ Payoff parse_payoff(const Json& doc) {
   Payoff p;
   p.format = static_cast<int>(root.at("format").integer(1, 1));
   p.machine_class = root.at("machine_class").string(100);
-  if (!is_class_id(p.machine_class)) root.at("machine_class").fail("expected cpu- and [a-z0-9-], at most 100");
+  if (!is_class_id(p.machine_class)) root.at("machine_class").fail("expected cpu- or gpu- and [a-z0-9-], at most 100");
   p.machine = root.at("machine").string(256);
   p.skb_version = root.at("skb_version").string(64);
   p.measured = root.at("measured").string(64);

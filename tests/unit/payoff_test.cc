@@ -9,6 +9,7 @@
 #include "common/fs.h"
 #include "common/json_input.h"
 #include "explain/paired_timing.h"
+#include "runtime/cublas_gemm.h"
 #include "runtime/payoff.h"
 #include "test_util.h"
 
@@ -129,6 +130,41 @@ TEST(Payoff, RoundTripsAndWithholdsOnlyTheBytesMeasured) {
   EXPECT_EQ(q.unmeasured[0].kernel, "Mul_3");
   EXPECT_EQ(runtime::withheld_kernels(q, index_of(kSha)).count(kKey), 1u);
   EXPECT_TRUE(runtime::withheld_kernels(q, index_of(std::string(64, 'e'))).empty());  // rebuilt since
+}
+
+TEST(Payoff, AGpuClassIsItsNameAndTheDriverSaysItsVersion) {
+  runtime::MachineClass c = runtime::gpu_machine_class("NVIDIA H200", 13000);
+  EXPECT_EQ(c.id, "gpu-nvidia-h200");
+  EXPECT_EQ(c.description, "NVIDIA H200, CUDA driver 13.0");
+  EXPECT_EQ(runtime::gpu_machine_class("NVIDIA GeForce RTX 4090", 12040).id, "gpu-nvidia-geforce-rtx-4090");
+  // Evidence of a GPU class reads back.
+  Payoff q = runtime::parse_payoff(common::parse_json(runtime::payoff_json(slower_payoff(c.id))));
+  EXPECT_EQ(q.machine_class, "gpu-nvidia-h200");
+}
+
+// The index of one cuda static kernel and its cuda dynamic twin.
+std::unordered_map<std::string, runtime::IndexEntry> cuda_index_of(const std::string& static_sha) {
+  auto by_key = index_of(static_sha);
+  for (auto& [key, e] : by_key) e.launch.device = "cuda";
+  return by_key;
+}
+
+TEST(Payoff, AClassesVerdictsApplyToItsOwnKindOfKernel) {
+  Payoff p = slower_payoff("gpu-test");
+  EXPECT_EQ(runtime::withheld_kernels(p, cuda_index_of(kSha), true).count(kKey), 1u);
+  EXPECT_TRUE(runtime::withheld_kernels(p, cuda_index_of(kSha), false).empty()) << "a CPU's verdict, a cuda kernel";
+  EXPECT_TRUE(runtime::withheld_kernels(p, index_of(kSha), true).empty()) << "a GPU's verdict, a host kernel";
+}
+
+TEST(Payoff, AVerdictAgainstCublasLtHoldsOnlyWhereCublasLtOpens) {
+  Payoff p = slower_payoff("gpu-test");
+  p.kernels[0].dynamic_kernel = runtime::kCublasLt;
+  ::setenv("SKB_CUBLASLT", "off", 1);  // read once a process: off for every test of this binary
+  std::string why;
+  EXPECT_FALSE(runtime::cublas_opens(why));
+  EXPECT_NE(why.find("SKB_CUBLASLT=off"), std::string::npos) << why;
+  // The call would take the template twin, which the kernel was not measured against.
+  EXPECT_TRUE(runtime::withheld_kernels(p, cuda_index_of(kSha), true).empty());
 }
 
 // The JSON pointer a hostile or corrupt document is refused at.

@@ -1,0 +1,71 @@
+#include "explain/device_call.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "runtime/kernel_module.h"
+
+namespace skb::explain {
+namespace {
+
+using runtime::CudaDriver;
+using runtime::RuntimeError;
+
+void* device_pointer(const CudaDriver::Buffer& b) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.ptr()));
+}
+
+}  // namespace
+
+DeviceCall::DeviceCall(const std::vector<reference::Buffer>& in, const std::vector<reference::Buffer>& out)
+    : cuda_(CudaDriver::get()) {
+  CudaDriver::Scope scope(cuda_);
+  auto place = [&](const reference::Buffer& b, const char* side, std::size_t i, bool copy) -> void* {
+    if (b.list) throw RuntimeError(SKB_ERR_UNSUPPORTED, fmt::format("{} {} is a tensor list", side, i));
+    if (b.bytes.empty()) return nullptr;  // an absent input
+    buffers_.push_back(std::make_unique<CudaDriver::Buffer>(cuda_, b.bytes.size()));
+    if (copy)
+      cuda_.check(cuda_.cuMemcpyHtoD(buffers_.back()->ptr(), b.bytes.data(), b.bytes.size()),
+                  fmt::format("copying {} {}", side, i), SKB_ERR_KERNEL);
+    return device_pointer(*buffers_.back());
+  };
+  for (std::size_t i = 0; i < in.size(); ++i) in_.push_back(place(in[i], "input", i, true));
+  for (std::size_t i = 0; i < out.size(); ++i) out_.push_back(place(out[i], "output", i, false));
+  cuda_.check(cuda_.cuEventCreate(&start_, 0), "cuEventCreate", SKB_ERR_KERNEL);
+  cuda_.check(cuda_.cuEventCreate(&end_, 0), "cuEventCreate", SKB_ERR_KERNEL);
+}
+
+DeviceCall::~DeviceCall() {
+  try {
+    CudaDriver::Scope scope(cuda_);
+    if (start_) cuda_.cuEventDestroy(start_);
+    if (end_) cuda_.cuEventDestroy(end_);
+    buffers_.clear();
+  } catch (const RuntimeError&) {
+  }
+}
+
+int DeviceCall::run(const skb_op* op) {
+  int rc = skb_op_launch(op, in_.data(), out_.data(), nullptr);
+  if (rc != SKB_OK) return rc;
+  CudaDriver::Scope scope(cuda_);
+  cuda_.check(cuda_.cuEventRecord(end_, nullptr), "cuEventRecord", SKB_ERR_KERNEL);
+  cuda_.check(cuda_.cuEventSynchronize(end_), "it failed on the GPU", SKB_ERR_KERNEL);
+  return SKB_OK;
+}
+
+double DeviceCall::sample(const skb_op* op, long calls) {
+  CudaDriver::Scope scope(cuda_);
+  cuda_.check(cuda_.cuEventRecord(start_, nullptr), "cuEventRecord", SKB_ERR_KERNEL);
+  for (long i = 0; i < calls; ++i)
+    if (skb_op_launch(op, in_.data(), out_.data(), nullptr) != SKB_OK)
+      throw RuntimeError(SKB_ERR_KERNEL, skb_last_error());
+  cuda_.check(cuda_.cuEventRecord(end_, nullptr), "cuEventRecord", SKB_ERR_KERNEL);
+  cuda_.check(cuda_.cuEventSynchronize(end_), "it failed on the GPU", SKB_ERR_KERNEL);
+  float ms = 0;
+  cuda_.check(cuda_.cuEventElapsedTime(&ms, start_, end_), "cuEventElapsedTime", SKB_ERR_KERNEL);
+  return ms / 1e3;
+}
+
+}  // namespace skb::explain
