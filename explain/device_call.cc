@@ -22,7 +22,6 @@ DeviceCall::DeviceCall(const std::vector<reference::Buffer>& in, const std::vect
     : cuda_(CudaDriver::get()) {
   CudaDriver::Scope scope(cuda_);
   auto place = [&](const reference::Buffer& b, const char* side, std::size_t i, bool copy) -> void* {
-    if (b.list) throw RuntimeError(SKB_ERR_UNSUPPORTED, fmt::format("{} {} is a tensor list", side, i));
     if (b.bytes.empty()) return nullptr;  // an absent input
     buffers_.push_back(std::make_unique<CudaDriver::Buffer>(cuda_, b.bytes.size()));
     if (copy)
@@ -30,8 +29,16 @@ DeviceCall::DeviceCall(const std::vector<reference::Buffer>& in, const std::vect
                   fmt::format("copying {} {}", side, i), SKB_ERR_KERNEL);
     return device_pointer(*buffers_.back());
   };
-  for (std::size_t i = 0; i < in.size(); ++i) in_.push_back(place(in[i], "input", i, true));
-  for (std::size_t i = 0; i < out.size(); ++i) out_.push_back(place(out[i], "output", i, false));
+  // A tensor list (ConcatD's x) is the address of an array of its tensors' device pointers.
+  auto slot = [&](const reference::Buffer& b, const char* side, std::size_t i, bool copy) -> void* {
+    if (!b.list) return place(b, side, i, copy);
+    lists_.emplace_back();
+    for (const auto& item : b.items) lists_.back().push_back(place(item, side, i, copy));
+    return lists_.back().data();
+  };
+  lists_.reserve(in.size() + out.size());
+  for (std::size_t i = 0; i < in.size(); ++i) in_.push_back(slot(in[i], "input", i, true));
+  for (std::size_t i = 0; i < out.size(); ++i) out_.push_back(slot(out[i], "output", i, false));
   cuda_.check(cuda_.cuEventCreate(&start_, 0), "cuEventCreate", SKB_ERR_KERNEL);
   cuda_.check(cuda_.cuEventCreate(&end_, 0), "cuEventCreate", SKB_ERR_KERNEL);
 }

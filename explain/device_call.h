@@ -13,8 +13,9 @@ namespace skb::explain {
 
 class DeviceCall {
  public:
-  /// Copies `in` to the device and allocates `out` there. Throws runtime::RuntimeError
-  /// (SKB_ERR_UNSUPPORTED for a tensor list, SKB_ERR_KERNEL for a CUDA error).
+  /// Copies `in` to the device and allocates `out` there (a tensor list as skb_op_launch takes
+  /// it: the address of an array of its tensors' device pointers). Throws runtime::RuntimeError
+  /// (SKB_ERR_KERNEL) for a CUDA error.
   DeviceCall(const std::vector<reference::Buffer>& in, const std::vector<reference::Buffer>& out);
   ~DeviceCall();
   DeviceCall(const DeviceCall&) = delete;
@@ -30,6 +31,7 @@ class DeviceCall {
   std::vector<std::unique_ptr<runtime::CudaDriver::Buffer>> buffers_;
   std::vector<const void*> in_;
   std::vector<void*> out_;
+  std::vector<std::vector<void*>> lists_;  // tensor lists' arrays of device pointers
   void* start_ = nullptr;
   void* end_ = nullptr;
 };

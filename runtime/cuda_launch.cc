@@ -17,31 +17,56 @@ using opmodel::Slot;
   throw RuntimeError(SKB_ERR_UNSUPPORTED, fmt::format("{}: a cuda kernel cannot be given {}", r.op_type, why));
 }
 
-// Bytes of each slot, and its shape in the launch ABI's form.
+// Bytes of each tensor, and its shape in the launch ABI's form: slots in order, a tensor list's
+// tensors one after another from its slot's place on (ConcatD's x), an absent slot one entry of
+// rank -1. `lists` gets, per slot, how many tensors it has when it is a list, else 0.
 std::vector<std::size_t> slot_bytes(const opmodel::OpRecord& r, const std::vector<Slot>& slots, const char* side,
-                                    skb_cuda_shape* shapes) {
-  if (slots.size() > SKB_MAX_SLOTS)
-    unsupported(r, fmt::format("{} {}s (at most {})", slots.size(), side, SKB_MAX_SLOTS));
+                                    skb_cuda_shape* shapes, std::vector<std::size_t>& lists) {
   std::vector<std::size_t> bytes;
+  auto room = [&] {
+    if (bytes.size() == SKB_MAX_SLOTS)
+      unsupported(r, fmt::format("more than {} {} tensors (slots and list items)", SKB_MAX_SLOTS, side));
+  };
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    shapes[i].rank = -1;
-    if (slots[i].kind == Slot::Kind::kList) unsupported(r, fmt::format("a tensor list ({} {})", side, i));
+    lists.push_back(slots[i].kind == Slot::Kind::kList ? slots[i].tensors.size() : 0);
     if (slots[i].kind == Slot::Kind::kAbsent) {
+      room();
+      shapes[bytes.size()].rank = -1;
       bytes.push_back(0);
       continue;
     }
-    const auto& t = slots[i].tensors[0];
-    std::size_t size = opmodel::ge_dtype_size(t.dtype);
-    if (size == 0) unsupported(r, fmt::format("dtype {} ({} {})", t.dtype, side, i));
-    if (t.shape.size() > SKB_CUDA_MAX_RANK) unsupported(r, fmt::format("rank {} ({} {})", t.shape.size(), side, i));
-    shapes[i].rank = static_cast<int32_t>(t.shape.size());
-    for (std::size_t d = 0; d < t.shape.size(); ++d) {
-      shapes[i].dims[d] = t.shape[d];
-      size *= static_cast<std::size_t>(t.shape[d]);  // shapes were checked against the op: bounded
+    for (const auto& t : slots[i].tensors) {
+      room();
+      std::size_t size = opmodel::ge_dtype_size(t.dtype);
+      if (size == 0) unsupported(r, fmt::format("dtype {} ({} {})", t.dtype, side, i));
+      if (t.shape.size() > SKB_CUDA_MAX_RANK) unsupported(r, fmt::format("rank {} ({} {})", t.shape.size(), side, i));
+      skb_cuda_shape& shape = shapes[bytes.size()];
+      shape.rank = static_cast<int32_t>(t.shape.size());
+      for (std::size_t d = 0; d < t.shape.size(); ++d) {
+        shape.dims[d] = t.shape[d];
+        size *= static_cast<std::size_t>(t.shape[d]);  // shapes were checked against the op: bounded
+      }
+      bytes.push_back(size);
     }
-    bytes.push_back(size);
   }
   return bytes;
+}
+
+// The tensors' pointers in the launch ABI's order from the caller's slots (a list slot holds the
+// address of an array of its tensors' pointers); nullptr slots stay nullptr.
+template <typename P>
+std::vector<P> flatten(const P* slots, const std::vector<std::size_t>& lists, std::size_t tensors) {
+  std::vector<P> flat;
+  for (std::size_t i = 0; i < lists.size() && flat.size() < tensors; ++i) {
+    if (!lists[i]) {
+      flat.push_back(slots ? slots[i] : nullptr);
+      continue;
+    }
+    const auto* items = slots ? static_cast<const P*>(slots[i]) : nullptr;
+    for (std::size_t j = 0; j < lists[i]; ++j) flat.push_back(items ? items[j] : nullptr);
+  }
+  flat.resize(tensors, nullptr);
+  return flat;
 }
 
 void fill_attrs(const opmodel::OpRecord& r, skb_cuda_call& c) {
@@ -76,10 +101,10 @@ CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& 
     : block_(launch.block) {
   auto call = std::make_unique<skb_cuda_call>();
   std::memset(call.get(), 0, sizeof *call);
-  in_bytes_ = slot_bytes(record, record.inputs, "input", call->inputs);
-  out_bytes_ = slot_bytes(record, record.outputs, "output", call->outputs);
-  call->num_inputs = static_cast<int32_t>(record.inputs.size());
-  call->num_outputs = static_cast<int32_t>(record.outputs.size());
+  in_bytes_ = slot_bytes(record, record.inputs, "input", call->inputs, in_lists_);
+  out_bytes_ = slot_bytes(record, record.outputs, "output", call->outputs, out_lists_);
+  call->num_inputs = static_cast<int32_t>(in_bytes_.size());
+  call->num_outputs = static_cast<int32_t>(out_bytes_.size());
   std::size_t first = 0;  // bytes of the first output
   for (std::size_t i = 0; i < out_bytes_.size() && !first; ++i) first = out_bytes_[i];
   // A static kernel's grid is its build's; a dynamic one's (0) this call's.
@@ -91,11 +116,13 @@ CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& 
 }
 
 void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* const* out, void* stream) const {
-  if (gemm_) return gemm_->launch(in, out, stream);
+  if (gemm_) return gemm_->launch(in, out, stream);  // matmuls have no lists
   CudaDriver& cuda = *m.cuda();
   skb_args args{};
-  for (std::size_t i = 0; i < in_bytes_.size(); ++i) args.in[i] = in ? in[i] : nullptr;
-  for (std::size_t i = 0; i < out_bytes_.size(); ++i) args.out[i] = out ? out[i] : nullptr;
+  const auto flat_in = flatten(in, in_lists_, in_bytes_.size());
+  const auto flat_out = flatten(out, out_lists_, out_bytes_.size());
+  std::copy(flat_in.begin(), flat_in.end(), args.in);
+  std::copy(flat_out.begin(), flat_out.end(), args.out);
   void* params[2] = {&args, call_.get()};
   // A kernel's own launch (a static matmul's tiles) over the build record's.
   const auto& own = m.own_launch();
@@ -117,24 +144,49 @@ void CudaLaunch::run_host(const KernelModule& m, const void* const* in, void* co
   CudaDriver& cuda = *m.cuda();
   CudaDriver::Scope scope(cuda);
   std::vector<std::unique_ptr<CudaDriver::Buffer>> buffers;
-  std::vector<const void*> din(in_bytes_.size(), nullptr);
-  std::vector<void*> dout(out_bytes_.size(), nullptr);
-  for (std::size_t i = 0; i < in_bytes_.size(); ++i) {
-    if (!in_bytes_[i] || !in[i]) continue;
-    buffers.push_back(std::make_unique<CudaDriver::Buffer>(cuda, in_bytes_[i]));
-    cuda.check(cuda.cuMemcpyHtoD(buffers.back()->ptr(), in[i], in_bytes_[i]), fmt::format("copying input {}", i),
-               SKB_ERR_KERNEL);
-    din[i] = reinterpret_cast<const void*>(static_cast<std::uintptr_t>(buffers.back()->ptr()));
+  auto device = [&](std::size_t bytes) {
+    buffers.push_back(std::make_unique<CudaDriver::Buffer>(cuda, bytes));
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(buffers.back()->ptr()));
+  };
+  const auto host_in = flatten(in, in_lists_, in_bytes_.size());
+  const auto host_out = flatten(out, out_lists_, out_bytes_.size());
+  std::vector<const void*> din(host_in.size(), nullptr);
+  std::vector<void*> dout(host_out.size(), nullptr);
+  for (std::size_t i = 0; i < din.size(); ++i) {
+    if (!in_bytes_[i] || !host_in[i]) continue;
+    din[i] = device(in_bytes_[i]);
+    cuda.check(cuda.cuMemcpyHtoD(reinterpret_cast<std::uintptr_t>(din[i]), host_in[i], in_bytes_[i]),
+               fmt::format("copying input {}", i), SKB_ERR_KERNEL);
   }
-  for (std::size_t i = 0; i < out_bytes_.size(); ++i) {
-    if (!out_bytes_[i]) continue;
-    buffers.push_back(std::make_unique<CudaDriver::Buffer>(cuda, out_bytes_[i]));
-    dout[i] = reinterpret_cast<void*>(static_cast<std::uintptr_t>(buffers.back()->ptr()));
-  }
-  run(m, din.data(), dout.data());
-  for (std::size_t i = 0; i < out_bytes_.size(); ++i)
-    if (dout[i] && out[i])
-      cuda.check(cuda.cuMemcpyDtoH(out[i], reinterpret_cast<std::uintptr_t>(dout[i]), out_bytes_[i]),
+  for (std::size_t i = 0; i < dout.size(); ++i)
+    if (out_bytes_[i]) dout[i] = device(out_bytes_[i]);
+  // The device pointers in the caller's layout again: a list slot as the address of its array.
+  auto slots = [](auto& flat, const std::vector<std::size_t>& lists, auto& arrays) {
+    using P = typename std::decay_t<decltype(flat)>::value_type;
+    std::vector<P> layout;
+    std::size_t at = 0;
+    for (std::size_t n : lists) {
+      if (!n) {
+        layout.push_back(flat[at++]);
+        continue;
+      }
+      arrays.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                          flat.begin() + static_cast<std::ptrdiff_t>(at + n));
+      layout.push_back(reinterpret_cast<P>(arrays.back().data()));
+      at += n;
+    }
+    return layout;
+  };
+  std::vector<std::vector<const void*>> in_arrays;
+  std::vector<std::vector<void*>> out_arrays;
+  in_arrays.reserve(in_lists_.size());
+  out_arrays.reserve(out_lists_.size());
+  const auto din_slots = slots(din, in_lists_, in_arrays);
+  const auto dout_slots = slots(dout, out_lists_, out_arrays);
+  run(m, din_slots.data(), dout_slots.data());
+  for (std::size_t i = 0; i < dout.size(); ++i)
+    if (dout[i] && host_out[i])
+      cuda.check(cuda.cuMemcpyDtoH(host_out[i], reinterpret_cast<std::uintptr_t>(dout[i]), out_bytes_[i]),
                  fmt::format("copying output {}", i), SKB_ERR_KERNEL);
 }
 

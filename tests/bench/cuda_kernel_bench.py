@@ -16,7 +16,8 @@ usage: cuda_kernel_bench.py --runtime libskb_runtime.so --lib INSTALL_PATH --cal
 import argparse, ctypes, json, math, os, statistics, sys, time
 
 TOLERANCE = {"float": 1e-5, "float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}  # relative to max(1, max|static|)
-TORCH_DTYPE = {"float": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
+TORCH_DTYPE = {"float": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
+               "int32": "int32", "int64": "int64"}
 SLEEP_US = 200  # the least GPU sleep before a sample
 MATMUL_FLAGS = {"MatMulV2": ("transpose_x1", "transpose_x2"), "BatchMatMulV2": ("adj_x1", "adj_x2")}
 
@@ -174,6 +175,8 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
         u = torch.rand(t["shape"], device=dev, dtype=torch.float32) * 2 - 1
         if rec["op_type"] == "RealDiv" and i == 1:
             u = torch.where(u < 0, u * 0.5 - 0.5, u * 0.5 + 0.5)  # |x| >= 0.5
+        if t["dtype"].startswith("int"):
+            u = u * 1000  # integers in [-1000, 1000]
         ins.append(u.to(tdt(t)).contiguous())
     stream = torch.cuda.current_stream().cuda_stream
     outs, fns = {}, {}

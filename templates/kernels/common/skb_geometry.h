@@ -161,6 +161,147 @@ SKB_HD constexpr Reduction reduction(Dims x, const int64_t* axes, int n) {
   return p;
 }
 
+/// LayerNorm (over x's axes from begin_axis on) and RmsNorm (over as many trailing axes as gamma
+/// has): `outer` rows of `len` elements, gamma (and beta) of gamma_len, eps. ok: y has x's shape,
+/// gamma holds x's trailing axes, and beta and the statistics (where present) hold what is read
+/// and written.
+struct Norm {
+  int64_t outer, len, gamma_len;
+  float eps;
+  bool ok;
+};
+
+SKB_HD constexpr Norm norm(bool layer, Dims x, Dims gamma, bool has_beta, Dims beta, Dims y, bool has_s1, Dims s1,
+                           bool has_s2, Dims s2, int64_t begin_axis, double eps) {
+  Norm p{1, 1, gamma.numel(), (float)eps, false};
+  if (!valid(x) || x.rank < 1 || !valid(gamma) || !same(x, y)) return p;
+  if (layer ? (begin_axis < -x.rank || begin_axis >= x.rank) : (gamma.rank < 1 || gamma.rank > x.rank)) return p;
+  const int axis = layer ? x.axis(begin_axis) : x.rank - gamma.rank;
+  for (int i = 0; i < x.rank; ++i) (i < axis ? p.outer : p.len) *= x.d[i];
+  // gamma (and beta) hold the trailing axes of x: from begin_params_axis, or the normalized ones.
+  if (gamma.rank < 1 || gamma.rank > x.rank) return p;
+  for (int i = 0; i < gamma.rank; ++i)
+    if (gamma.d[i] != x.d[x.rank - gamma.rank + i]) return p;
+  if (p.gamma_len <= 0) return p;
+  if (has_beta && (!valid(beta) || beta.numel() != p.gamma_len)) return p;
+  if (has_s1 && (!valid(s1) || s1.numel() != p.outer)) return p;
+  if (has_s2 && (!valid(s2) || s2.numel() != p.outer)) return p;
+  p.ok = true;
+  return p;
+}
+
+/// Transpose: per axis of y its extent and x's stride along it (x's axes permuted by perm, of
+/// perm_len values). ok: perm is a permutation of x's axes and y is x permuted.
+struct Permute {
+  int rank;
+  int64_t out[SKB_MAX_RANK], stride[SKB_MAX_RANK];
+  int64_t n;
+  bool ok;
+};
+
+SKB_HD constexpr Permute permute(Dims x, const int64_t* perm, int perm_len, Dims y) {
+  Permute p{};
+  if (!valid(x) || !valid(y) || perm_len != x.rank || y.rank != x.rank) return p;
+  bool seen[SKB_MAX_RANK] = {};
+  for (int i = 0; i < x.rank; ++i) {
+    if (perm[i] < -x.rank || perm[i] >= x.rank || seen[x.axis(perm[i])]) return p;
+    seen[x.axis(perm[i])] = true;
+    if (y.d[i] != x.d[x.axis(perm[i])]) return p;
+  }
+  p.ok = true;
+  p.rank = x.rank;
+  int64_t xs[SKB_MAX_RANK] = {0};
+  int64_t s = 1;
+  for (int i = x.rank - 1; i >= 0; --i) {
+    xs[i] = s;
+    s *= x.d[i];
+  }
+  p.n = x.numel();
+  for (int i = 0; i < x.rank; ++i) {
+    const int a = x.axis(perm[i]);
+    p.out[i] = x.d[a];
+    p.stride[i] = xs[a];
+  }
+  return p;
+}
+
+/// Tile: x repeated multiples[i] times along each axis i of y (len values; x's shape padded with
+/// leading ones, as numpy.tile does): per axis of y its extent, x's extent and x's stride. ok:
+/// one multiple of at least 0 per axis of y, and y is x tiled.
+struct Tiling {
+  int rank;
+  int64_t out[SKB_MAX_RANK], in[SKB_MAX_RANK], stride[SKB_MAX_RANK];
+  int64_t n;
+  bool ok;
+};
+
+SKB_HD constexpr Tiling tiling(Dims x, const int64_t* multiples, int len, Dims y) {
+  Tiling p{};
+  if (!valid(x) || !valid(y) || len < x.rank || len > SKB_MAX_RANK || y.rank != len) return p;
+  const int pad = len - x.rank;
+  int64_t s = 1;
+  for (int i = len - 1; i >= 0; --i) {
+    const int64_t xd = i < pad ? 1 : x.d[i - pad];
+    if (multiples[i] < 0 || y.d[i] != xd * multiples[i]) return p;
+    p.out[i] = y.d[i];
+    p.in[i] = xd;
+    p.stride[i] = s;
+    s *= xd;
+  }
+  p.ok = true;
+  p.rank = len;
+  p.n = y.numel();
+  return p;
+}
+
+/// ConcatD of N tensors xs along concat_dim (negative counted from the end) into y: `outer` rows
+/// (the product of y's axes before concat_dim), each `row` elements of y made of part[j] of each
+/// x in turn. ok: N > 0, every x has y's rank and y's extents but on concat_dim, where theirs add
+/// up to y's.
+template <int N>
+struct Concat {
+  int64_t outer, row, part[N + 1];
+  bool ok;
+};
+
+template <int N>
+SKB_HD constexpr Concat<N> concat(const Dims* xs, int64_t concat_dim, Dims y) {
+  Concat<N> p{};
+  if (!valid(y) || y.rank < 1 || concat_dim < -y.rank || concat_dim >= y.rank) return p;
+  const int axis = y.axis(concat_dim);
+  int64_t inner = 1, along = 0;
+  p.outer = 1;
+  for (int i = 0; i < y.rank; ++i)
+    if (i < axis)
+      p.outer *= y.d[i];
+    else if (i > axis)
+      inner *= y.d[i];
+  for (int j = 0; j < N; ++j) {
+    const Dims& x = xs[j];
+    if (!valid(x) || x.rank != y.rank) return p;
+    for (int i = 0; i < y.rank; ++i)
+      if (i != axis && x.d[i] != y.d[i]) return p;
+    along += x.d[axis];
+    p.part[j] = x.d[axis] * inner;
+  }
+  p.ok = N > 0 && along == y.d[axis];
+  p.row = along * inner;
+  return p;
+}
+
+/// The shapes of a static tensor list (its SKB_INi_SHAPES: each tensor's rank, then its dims)
+/// into xs[0] to xs[n - 1]; false when a rank is out of range.
+SKB_HD constexpr bool list_shapes(const int64_t* flat, int n, Dims* xs) {
+  int pos = 0;
+  for (int j = 0; j < n; ++j) {
+    const int64_t rank = flat[pos++];
+    if (rank < 0 || rank > SKB_MAX_RANK) return false;
+    xs[j].rank = (int)rank;
+    for (int d = 0; d < xs[j].rank; ++d) xs[j].d[d] = flat[pos++];
+  }
+  return true;
+}
+
 /// A dynamic call's shape (any struct of rank and dims[]); rank -1 (not valid()) when it is
 /// absent or out of range: a rank above SKB_MAX_RANK, an extent outside [0, 2^31), more than
 /// 2^40 elements.

@@ -210,7 +210,7 @@ SKB_LAUNCH(plan::kGrid, plan::kThreads, plan::kShared)
 #define SKB_KERNEL_BOUNDS __launch_bounds__(plan::kThreads)
 SKB_ENTRY(make_static, make_dynamic, run_static)
 #else
-static __device__ Params make_dynamic(const skb_cuda_call& c) {
+static __device__ Params make_dynamic(const skb_cuda_call& c, const skb_args&) {
   const bool mm = SKB_OP == MatMulV2;
   return make(skb_cu::dims(c.inputs[0]), skb_cu::dims(c.inputs[1]), skb_cu::dims(c.outputs[0]),
               skb_cu::attr(c, mm ? "transpose_x1" : "adj_x1", 0, 0) != 0,

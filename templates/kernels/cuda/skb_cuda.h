@@ -10,6 +10,7 @@
 
 #include "skb_cuda_abi.h"
 #define SKB_MAX_RANK SKB_CUDA_MAX_RANK
+#include "skb_dtype_traits.h"
 #include "skb_geometry.h"
 
 #if defined(SKB_STATIC) == defined(SKB_DYNAMIC)
@@ -21,10 +22,16 @@ namespace skb_cu {
 typedef float dt_float;
 typedef __half dt_float16;
 typedef __nv_bfloat16 dt_bfloat16;
+typedef int32_t dt_int32;
+typedef int64_t dt_int64;
+
+using skb_geom::IsInt;
 
 __device__ inline float to_float(float x) { return x; }
 __device__ inline float to_float(__half x) { return __half2float(x); }
 __device__ inline float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ inline float to_float(int32_t x) { return (float)x; }
+__device__ inline float to_float(int64_t x) { return (float)x; }
 
 template <class T>
 __device__ inline T from_float(float f);
@@ -40,9 +47,27 @@ template <>
 __device__ inline __nv_bfloat16 from_float<__nv_bfloat16>(float f) {
   return __float2bfloat16_rn(f);
 }
+template <>
+__device__ inline int32_t from_float<int32_t>(float f) {
+  return (int32_t)f;
+}
+template <>
+__device__ inline int64_t from_float<int64_t>(float f) {
+  return (int64_t)f;
+}
 
 using skb_geom::Dims;
 using skb_geom::dims;
+
+__device__ inline float warp_max(float v) {
+  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+}
+
+__device__ inline float warp_sum(float v) {
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
 
 __device__ inline int64_t first_index() { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x; }
@@ -84,14 +109,19 @@ __device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
 #define SKB_DT(x) SKB_DT_(x)
 
 // A template defines its Params (trivially constructible, with `ok`: its shapes and attributes
-// agree with each other), make_static() (constexpr, under SKB_STATIC) or make_dynamic(call)
-// (__device__, under SKB_DYNAMIC), and `__device__ void run(const Params&, skb_args)`, the
-// grid-stride loop; SKB_ENTRY defines the entry point from them. A static kernel whose constants
-// contradict each other does not compile. A dynamic kernel's thread 0 computes its parameters
-// once per block, into shared memory (reading the call in place: __grid_constant__); a call that
-// does not fit returns, writing nothing. That code is a function of its own (__noinline__), so
+// agree with each other), make_static() (constexpr, under SKB_STATIC) or make_dynamic(call, args)
+// (__device__, under SKB_DYNAMIC; args for a value-dependent input, read from device memory),
+// and `__device__ void run(const Params&, skb_args)`, the grid-stride loop; SKB_ENTRY defines the
+// entry point from them. A static kernel whose constants contradict each other does not compile.
+// A dynamic kernel's thread 0 computes its parameters once per block, into shared memory
+// (reading the call in place: __grid_constant__); a call that does not fit returns, writing
+// nothing. That code is a function of its own (__noinline__), so
 // that its registers and spills stay out of the loop, and __launch_bounds__(1024) keeps the kernel
 // within the registers a block of any size may have.
+// The tensors a dynamic call has: one a slot, unless a template's slot is a list (it says).
+#ifndef SKB_CALL_INPUTS
+#define SKB_CALL_INPUTS SKB_NUM_INPUTS
+#endif
 #ifdef SKB_STATIC
 /// Shape of input/output i as a constant expression.
 #define SKB_IN_DIMS(i) skb_cu::dims(SKB_IN##i##_SHAPE)
@@ -109,16 +139,16 @@ __device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
   static __device__ constexpr Params skb_params = make_static();                                        \
   extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { run(skb_params, args); }
 #else
-#define SKB_ENTRY(make_static, make_dynamic, run)                                             \
-  static __device__ __noinline__ void skb_make_params(const skb_cuda_call& call, Params* p) { \
-    p->ok = false;                                                                            \
-    if (skb_cu::call_fits(call, SKB_NUM_INPUTS, SKB_NUM_OUTPUTS)) *p = make_dynamic(call);    \
-  }                                                                                           \
-  extern "C" __global__ void __launch_bounds__(1024)                                          \
-      skb_kernel_dynamic(skb_args args, const __grid_constant__ skb_cuda_call call) {         \
-    __shared__ Params params;                                                                 \
-    if (threadIdx.x == 0) skb_make_params(call, &params);                                     \
-    __syncthreads();                                                                          \
-    if (params.ok) run(params, args);                                                         \
+#define SKB_ENTRY(make_static, make_dynamic, run)                                                                   \
+  static __device__ __noinline__ void skb_make_params(const skb_cuda_call& call, const skb_args& args, Params* p) { \
+    p->ok = false;                                                                                                  \
+    if (skb_cu::call_fits(call, SKB_CALL_INPUTS, SKB_NUM_OUTPUTS)) *p = make_dynamic(call, args);                   \
+  }                                                                                                                 \
+  extern "C" __global__ void __launch_bounds__(1024)                                                                \
+      skb_kernel_dynamic(skb_args args, const __grid_constant__ skb_cuda_call call) {                               \
+    __shared__ Params params;                                                                                       \
+    if (threadIdx.x == 0) skb_make_params(call, args, &params);                                                     \
+    __syncthreads();                                                                                                \
+    if (params.ok) run(params, args);                                                                               \
   }
 #endif

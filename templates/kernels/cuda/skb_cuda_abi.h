@@ -18,7 +18,9 @@
 #define SKB_CUDA_MAX_ATTR_VALUES 8
 #define SKB_CUDA_ATTR_NAME 32
 
-/** One pointer per input and output slot, in device memory (NULL for an absent input). */
+/** One pointer per input and output tensor, in device memory: one per slot (NULL for an absent
+ * input), a tensor list's tensors one each from its slot's place on (ConcatD's x: in[0] to
+ * in[n - 1]). A dynamic call's shapes are in the same order. */
 typedef struct skb_args {
   const void* in[SKB_MAX_SLOTS];
   void* out[SKB_MAX_SLOTS];

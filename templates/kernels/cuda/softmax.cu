@@ -26,16 +26,6 @@ __device__ inline int64_t offset(int64_t i, int n, const int64_t* d, const int64
   return off;
 }
 
-__device__ inline float warp_max(float v) {
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
-  return v;
-}
-
-__device__ inline float warp_sum(float v) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-  return v;
-}
-
 // Slices r = first, first + step, ... each by `width` lanes (32: a warp, 1: a thread).
 template <int width>
 __device__ inline void slices(const Params& p, skb_args args, int64_t first, int64_t step, int lane) {
@@ -46,9 +36,9 @@ __device__ inline void slices(const Params& p, skb_args args, int64_t first, int
     auto at = [&](int64_t t) { return base + (p.nr == 1 ? t * p.rs[0] : offset(t, p.nr, p.rd, p.rs)); };
     float mx = -INFINITY, sum = 0.f;
     for (int64_t t = lane; t < p.len; t += width) mx = fmaxf(mx, skb_cu::to_float(x[at(t)]));
-    if (width == 32) mx = warp_max(mx);
+    if (width == 32) mx = skb_cu::warp_max(mx);
     for (int64_t t = lane; t < p.len; t += width) sum += __expf(skb_cu::to_float(x[at(t)]) - mx);
-    if (width == 32) sum = warp_sum(sum);
+    if (width == 32) sum = skb_cu::warp_sum(sum);
     for (int64_t t = lane; t < p.len; t += width)
       y[at(t)] = skb_cu::from_float<TY>(__expf(skb_cu::to_float(x[at(t)]) - mx) / sum);
   }
@@ -71,7 +61,7 @@ static SKB_HD constexpr Params make_static() {
   return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0), kAxes, (int)(sizeof kAxes / sizeof kAxes[0]));
 }
 #else
-static __device__ Params make_dynamic(const skb_cuda_call& c) {
+static __device__ Params make_dynamic(const skb_cuda_call& c, const skb_args&) {
   int64_t axes[SKB_MAX_RANK] = {-1};
   int n = skb_cu::attr_count(c, "axes");
   if (n == 0) n = 1;  // absent: the last axis

@@ -32,7 +32,7 @@ __device__ inline void run(const Params& p, skb_args args) {
 #ifdef SKB_STATIC
 static SKB_HD constexpr Params make_static() { return make(SKB_IN_DIMS(0), SKB_OUT_DIMS(0)); }
 #else
-static __device__ Params make_dynamic(const skb_cuda_call& c) {
+static __device__ Params make_dynamic(const skb_cuda_call& c, const skb_args&) {
   return make(skb_cu::dims(c.inputs[0]), skb_cu::dims(c.outputs[0]));
 }
 #endif

@@ -1,5 +1,6 @@
 // Binary elementwise with NumPy broadcasting: Add, Sub, Mul, RealDiv. Computes in float, except
 // Add, Sub and Mul of integer tensors only: exactly, in int64, wrapping around as numpy's do.
+#include "skb_dtype_traits.h"
 #include "skb_kernel.h"
 
 enum { Add, Sub, Mul, RealDiv };
@@ -7,18 +8,7 @@ typedef SKB_DT(SKB_IN0_DTYPE) TA;
 typedef SKB_DT(SKB_IN1_DTYPE) TB;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
-template <class T>
-struct IsInt {
-  static constexpr bool value = false;
-};
-template <>
-struct IsInt<int32_t> {
-  static constexpr bool value = true;
-};
-template <>
-struct IsInt<int64_t> {
-  static constexpr bool value = true;
-};
+using skb_geom::IsInt;
 static constexpr bool kExact = SKB_OP != RealDiv && IsInt<TA>::value && IsInt<TB>::value && IsInt<TY>::value;
 
 // The broadcast, and whether there is none at all.

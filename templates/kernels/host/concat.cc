@@ -7,35 +7,10 @@ enum { ConcatD };
 typedef SKB_DT(SKB_IN0_0_DTYPE) TX;
 static constexpr int kCount = SKB_IN0_COUNT;
 
-struct Params {
-  int64_t outer;             // the product of the axes before concat_dim
-  int64_t row;               // y's elements from concat_dim on: the parts of all x side by side
-  int64_t part[kCount + 1];  // each x's elements from concat_dim on
-  bool ok;                   // every x has y's rank and y's extents but on concat_dim, where theirs add up to y's
-};
+typedef skb_geom::Concat<kCount> Params;
 
 static constexpr Params make(const skb_k::Dims* xs, int64_t concat_dim, skb_k::Dims y) {
-  Params p{};
-  if (!skb_geom::valid(y) || y.rank < 1 || concat_dim < -y.rank || concat_dim >= y.rank) return p;
-  const int axis = y.axis(concat_dim);
-  int64_t inner = 1, along = 0;
-  p.outer = 1;
-  for (int i = 0; i < y.rank; ++i)
-    if (i < axis)
-      p.outer *= y.d[i];
-    else if (i > axis)
-      inner *= y.d[i];
-  for (int j = 0; j < kCount; ++j) {
-    const skb_k::Dims& x = xs[j];
-    if (!skb_geom::valid(x) || x.rank != y.rank) return p;
-    for (int i = 0; i < y.rank; ++i)
-      if (i != axis && x.d[i] != y.d[i]) return p;
-    along += x.d[axis];
-    p.part[j] = x.d[axis] * inner;
-  }
-  p.ok = kCount > 0 && along == y.d[axis];
-  p.row = along * inner;
-  return p;
+  return skb_geom::concat<kCount>(xs, concat_dim, y);
 }
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {
@@ -64,13 +39,7 @@ static constexpr int64_t kShapes[] = {SKB_IN0_SHAPES};
 
 static constexpr Params make_static() {
   skb_k::Dims xs[kCount + 1] = {};
-  int pos = 0;
-  for (int j = 0; j < kCount; ++j) {
-    const int64_t rank = kShapes[pos++];
-    if (rank < 0 || rank > SKB_MAX_RANK) return Params{};
-    xs[j].rank = (int)rank;
-    for (int d = 0; d < xs[j].rank; ++d) xs[j].d[d] = kShapes[pos++];
-  }
+  if (!skb_geom::list_shapes(kShapes, kCount, xs)) return Params{};
   return make(xs, SKB_ATTR_concat_dim, SKB_OUT_DIMS(0));
 }
 SKB_ENTRY(make_static, unused, run)

@@ -3,56 +3,15 @@
 #include "skb_kernel.h"
 
 enum { LayerNorm, RmsNorm };
-typedef SKB_DT(SKB_IN0_DTYPE) TX;
-typedef SKB_DT(SKB_IN1_DTYPE) TG;
-typedef SKB_DT(SKB_OUT0_DTYPE) TY;
-#if SKB_NUM_INPUTS > 2 && !defined(SKB_IN2_NULL)
-#define SKB_HAS_BETA 1
-typedef SKB_DT(SKB_IN2_DTYPE) TBeta;
-#else
-#define SKB_HAS_BETA 0
-typedef float TBeta;
-#endif
-#if SKB_NUM_OUTPUTS > 1 && !defined(SKB_OUT1_NULL)
-#define SKB_HAS_STAT1 1
-typedef SKB_DT(SKB_OUT1_DTYPE) TS1;
-#else
-#define SKB_HAS_STAT1 0
-typedef float TS1;
-#endif
-#if SKB_NUM_OUTPUTS > 2 && !defined(SKB_OUT2_NULL)
-#define SKB_HAS_STAT2 1
-typedef SKB_DT(SKB_OUT2_DTYPE) TS2;
-#else
-#define SKB_HAS_STAT2 0
-typedef float TS2;
-#endif
+#include "skb_norm_slots.h"
 
-struct Params {
-  int64_t outer, len, gamma_len;
-  float eps;
-  bool ok;  // y has x's shape; gamma, beta and the statistics hold what is read and written
-};
+typedef skb_geom::Norm Params;
 
 // Present slots: x, gamma, y always; beta, stat1, stat2 only where SKB_HAS_* says so.
 static constexpr Params make(skb_k::Dims x, skb_k::Dims gamma, skb_k::Dims beta, skb_k::Dims y, skb_k::Dims s1,
                              skb_k::Dims s2, int64_t begin_axis, double eps) {
-  Params p{1, 1, gamma.numel(), (float)eps, false};
-  if (!skb_geom::valid(x) || x.rank < 1 || !skb_geom::valid(gamma) || !skb_geom::same(x, y)) return p;
-  if (SKB_OP == LayerNorm ? (begin_axis < -x.rank || begin_axis >= x.rank) : (gamma.rank < 1 || gamma.rank > x.rank))
-    return p;
-  int axis = SKB_OP == LayerNorm ? x.axis(begin_axis) : x.rank - gamma.rank;
-  for (int i = 0; i < x.rank; ++i) (i < axis ? p.outer : p.len) *= x.d[i];
-  // gamma (and beta) hold the trailing axes of x: from begin_params_axis, or the normalized ones.
-  if (gamma.rank < 1 || gamma.rank > x.rank) return p;
-  for (int i = 0; i < gamma.rank; ++i)
-    if (gamma.d[i] != x.d[x.rank - gamma.rank + i]) return p;
-  if (p.gamma_len <= 0) return p;
-  if (SKB_HAS_BETA && (!skb_geom::valid(beta) || beta.numel() != p.gamma_len)) return p;
-  if (SKB_HAS_STAT1 && (!skb_geom::valid(s1) || s1.numel() != p.outer)) return p;
-  if (SKB_HAS_STAT2 && (!skb_geom::valid(s2) || s2.numel() != p.outer)) return p;
-  p.ok = true;
-  return p;
+  return skb_geom::norm(SKB_OP == LayerNorm, x, gamma, SKB_HAS_BETA, beta, y, SKB_HAS_STAT1, s1, SKB_HAS_STAT2, s2,
+                        begin_axis, eps);
 }
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {
@@ -96,27 +55,6 @@ static inline int run(const Params& p, const void* const* in, void* const* out) 
 }
 
 #ifdef SKB_STATIC
-#ifndef SKB_ATTR_begin_norm_axis
-#define SKB_ATTR_begin_norm_axis 0
-#endif
-#ifndef SKB_ATTR_epsilon
-#define SKB_ATTR_epsilon (SKB_OP == LayerNorm ? 1e-7 : 1e-6)
-#endif
-#if SKB_HAS_BETA
-#define SKB_BETA_DIMS SKB_IN_DIMS(2)
-#else
-#define SKB_BETA_DIMS skb_k::dims()
-#endif
-#if SKB_HAS_STAT1
-#define SKB_STAT1_DIMS SKB_OUT_DIMS(1)
-#else
-#define SKB_STAT1_DIMS skb_k::dims()
-#endif
-#if SKB_HAS_STAT2
-#define SKB_STAT2_DIMS SKB_OUT_DIMS(2)
-#else
-#define SKB_STAT2_DIMS skb_k::dims()
-#endif
 static constexpr Params make_static() {
   return make(SKB_IN_DIMS(0), SKB_IN_DIMS(1), SKB_BETA_DIMS, SKB_OUT_DIMS(0), SKB_STAT1_DIMS, SKB_STAT2_DIMS,
               SKB_ATTR_begin_norm_axis, SKB_ATTR_epsilon);

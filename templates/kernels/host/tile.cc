@@ -6,30 +6,10 @@
 enum { Tile };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 
-struct Params {
-  int rank;
-  int64_t out[SKB_MAX_RANK], in[SKB_MAX_RANK], stride[SKB_MAX_RANK];  // x's extent and stride per axis of y
-  int64_t n;
-  bool ok;  // multiples (len of them) has one value of at least 0 per axis of y, and y is x tiled
-};
+typedef skb_geom::Tiling Params;
 
 static constexpr Params make(skb_k::Dims x, const int64_t* multiples, int len, skb_k::Dims y) {
-  Params p{};
-  if (!skb_geom::valid(x) || !skb_geom::valid(y) || len < x.rank || len > SKB_MAX_RANK || y.rank != len) return p;
-  const int pad = len - x.rank;
-  int64_t s = 1;
-  for (int i = len - 1; i >= 0; --i) {
-    const int64_t xd = i < pad ? 1 : x.d[i - pad];
-    if (multiples[i] < 0 || y.d[i] != xd * multiples[i]) return p;
-    p.out[i] = y.d[i];
-    p.in[i] = xd;
-    p.stride[i] = s;
-    s *= xd;
-  }
-  p.ok = true;
-  p.rank = len;
-  p.n = y.numel();
-  return p;
+  return skb_geom::tiling(x, multiples, len, y);
 }
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {

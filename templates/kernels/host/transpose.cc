@@ -6,37 +6,10 @@ enum { Transpose };
 typedef SKB_DT(SKB_IN0_DTYPE) TX;
 typedef SKB_DT(SKB_OUT0_DTYPE) TY;
 
-struct Params {
-  int rank;
-  int64_t out[SKB_MAX_RANK], stride[SKB_MAX_RANK];  // stride of x along each output axis
-  int64_t n;
-  bool ok;  // perm is a permutation of x's axes (perm_len of them) and y is x permuted
-};
+typedef skb_geom::Permute Params;
 
 static constexpr Params make(skb_k::Dims x, const int64_t* perm, int perm_len, skb_k::Dims y) {
-  Params p{};
-  if (!skb_geom::valid(x) || !skb_geom::valid(y) || perm_len != x.rank || y.rank != x.rank) return p;
-  bool seen[SKB_MAX_RANK] = {};
-  for (int i = 0; i < x.rank; ++i) {
-    if (perm[i] < -x.rank || perm[i] >= x.rank || seen[x.axis(perm[i])]) return p;
-    seen[x.axis(perm[i])] = true;
-    if (y.d[i] != x.d[x.axis(perm[i])]) return p;
-  }
-  p.ok = true;
-  p.rank = x.rank;
-  int64_t xs[SKB_MAX_RANK] = {0};
-  int64_t s = 1;
-  for (int i = x.rank - 1; i >= 0; --i) {
-    xs[i] = s;
-    s *= x.d[i];
-  }
-  p.n = x.numel();
-  for (int i = 0; i < x.rank; ++i) {
-    int a = x.axis(perm[i]);
-    p.out[i] = x.d[a];
-    p.stride[i] = xs[a];
-  }
-  return p;
+  return skb_geom::permute(x, perm, perm_len, y);
 }
 
 static inline int run(const Params& p, const void* const* in, void* const* out) {
