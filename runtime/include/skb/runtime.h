@@ -67,7 +67,9 @@ void skb_runtime_close(skb_runtime* rt);
 int skb_runtime_find(skb_runtime* rt, const char* op_json, skb_op** out);
 
 /** Resolves an op call to the dynamic kernel of its op and dtypes even when a static kernel
- * serves it: to compare the two, or to check a dynamic kernel on calls the dump saw. */
+ * serves it: to compare the two, or to check a dynamic kernel on calls the dump saw. On a GPU, a
+ * MatMulV2 or BatchMatMulV2 call's dynamic path is cuBLASLt where it opens (SKB_CUBLASLT): the
+ * op is then of kind SKB_KERNEL_DYNAMIC and named "cublasLt". */
 int skb_runtime_find_dynamic(skb_runtime* rt, const char* op_json, skb_op** out);
 
 /** Explains which kernel an op call gets, as one line of text, into buf (at most size bytes,
@@ -84,7 +86,7 @@ enum { SKB_DEVICE_HOST = 1, SKB_DEVICE_CUDA = 2 };
 
 /** Runs the kernel on buffers laid out as the record describes (one pointer per input and output
  * slot, NULL for an absent optional input; for a tensor list, such as ConcatD's x, the address of
- * an array of its tensors' pointers: host kernels only), in the memory of the kernel's device:
+ * an array of its tensors' pointers), in the memory of the kernel's device:
  * - SKB_DEVICE_HOST: host memory;
  * - SKB_DEVICE_CUDA: device memory of the current CUDA device's primary context (CUdeviceptr
  *   values, as cudaMalloc and the frameworks' allocators give). The kernel runs on the default
@@ -108,7 +110,7 @@ int skb_op_device(const skb_op* op);
 /** SKB_KERNEL_STATIC or SKB_KERNEL_DYNAMIC. */
 int skb_op_kind(const skb_op* op);
 
-/** The kernel's name (<OpType>_<hash>) and the package it comes from. */
+/** The kernel's name (<OpType>_<hash>, or "cublasLt") and the package it comes from. */
 const char* skb_op_kernel_name(const skb_op* op);
 const char* skb_op_package(const skb_op* op);
 
