@@ -2,21 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <cstdint>
-
 #include "runtime/kernel_module.h"
 
 namespace skb::explain {
-namespace {
-
 using runtime::CudaDriver;
 using runtime::RuntimeError;
-
-void* device_pointer(const CudaDriver::Buffer& b) {
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(b.ptr()));
-}
-
-}  // namespace
 
 DeviceCall::DeviceCall(const std::vector<reference::Buffer>& in, const std::vector<reference::Buffer>& out)
     : cuda_(CudaDriver::get()) {
@@ -27,7 +17,7 @@ DeviceCall::DeviceCall(const std::vector<reference::Buffer>& in, const std::vect
     if (copy)
       cuda_.check(cuda_.cuMemcpyHtoD(buffers_.back()->ptr(), b.bytes.data(), b.bytes.size()),
                   fmt::format("copying {} {}", side, i), SKB_ERR_KERNEL);
-    return device_pointer(*buffers_.back());
+    return buffers_.back()->address();
   };
   // A tensor list (ConcatD's x) is the address of an array of its tensors' device pointers.
   auto slot = [&](const reference::Buffer& b, const char* side, std::size_t i, bool copy) -> void* {

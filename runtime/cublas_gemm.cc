@@ -218,7 +218,7 @@ void CublasGemm::launch(const void* const* in, void* const* out, void* stream) c
     lt_->desc_set(desc_, Lt::kBiasPointer, &bias, sizeof bias);
   }
   const float one = 1.f, zero = 0.f;
-  void* workspace = workspace_ ? reinterpret_cast<void*>(static_cast<std::uintptr_t>(workspace_->ptr())) : nullptr;
+  void* workspace = workspace_ ? workspace_->address() : nullptr;
   CudaDriver& cuda = CudaDriver::get();
   CudaDriver::Scope scope(cuda);
   if (int s = lt_->matmul(lt_->handle, desc_, &one, in[1], a_, in[0], b_, &zero, out[0], d_, out[0], d_, algo_,

@@ -49,6 +49,8 @@ class CudaDriver {
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
     DevicePtr ptr() const { return ptr_; }
+    /// ptr() as the pointer a kernel's arguments and cuBLASLt take.
+    void* address() const { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr_)); }
 
    private:
     const CudaDriver& d_;

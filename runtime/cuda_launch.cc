@@ -146,7 +146,7 @@ void CudaLaunch::run_host(const KernelModule& m, const void* const* in, void* co
   std::vector<std::unique_ptr<CudaDriver::Buffer>> buffers;
   auto device = [&](std::size_t bytes) {
     buffers.push_back(std::make_unique<CudaDriver::Buffer>(cuda, bytes));
-    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(buffers.back()->ptr()));
+    return buffers.back()->address();
   };
   const auto host_in = flatten(in, in_lists_, in_bytes_.size());
   const auto host_out = flatten(out, out_lists_, out_bytes_.size());

@@ -105,11 +105,11 @@ std::unordered_map<std::string, std::string> withheld_kernels(const Payoff& p,
       continue;
     const std::string path = k.dynamic_kernel == kCublasLt ? std::string("cuBLASLt, its dynamic path,")
                                                            : "the dynamic kernel " + k.dynamic_kernel;
-    out.emplace(k.key, fmt::format("static kernel {} measured {:.2f}x the time of {} on {} "
-                                   "(95% interval {:.2f}-{:.2f}, {} paired samples, skb {}, {}; SKB_PAYOFF=off "
-                                   "serves it)",
-                                   k.kernel, k.ratio, path, p.machine, k.low, k.high, k.pairs,
-                                   p.skb_version, p.measured));
+    out.emplace(k.key,
+                fmt::format("static kernel {} measured {:.2f}x the time of {} on {} "
+                            "(95% interval {:.2f}-{:.2f}, {} paired samples, skb {}, {}; SKB_PAYOFF=off "
+                            "serves it)",
+                            k.kernel, k.ratio, path, p.machine, k.low, k.high, k.pairs, p.skb_version, p.measured));
   }
   return out;
 }

@@ -18,4 +18,14 @@ struct IsInt<int64_t> {
   static constexpr bool value = true;
 };
 
+/// Whether A and B are one type (a template's dtypes: float16 operands alike, float ones).
+template <class A, class B>
+struct Same {
+  static constexpr bool value = false;
+};
+template <class A>
+struct Same<A, A> {
+  static constexpr bool value = true;
+};
+
 }  // namespace skb_geom

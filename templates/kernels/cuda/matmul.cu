@@ -136,14 +136,7 @@ static SKB_HD constexpr Params make_static() {
 #define SKB_ARCH 0
 #endif
 namespace plan {
-template <class A, class B>
-struct Same {
-  static constexpr bool value = false;
-};
-template <class A>
-struct Same<A, A> {
-  static constexpr bool value = true;
-};
+using skb_geom::Same;
 constexpr Params kP = make_static();
 [[maybe_unused]] constexpr skb_mm::Problem kProblem{
     kP.batches, kP.m, kP.n, kP.k, skb_mm::multiprocessors(SKB_ARCH), skb_mm::smem_limit(SKB_ARCH)};

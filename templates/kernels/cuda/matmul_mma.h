@@ -36,19 +36,10 @@ __device__ inline void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
                  : "r"(smem_addr(p)));
 }
 
-template <class T>
-struct IsHalf {
-  static constexpr bool value = false;
-};
-template <>
-struct IsHalf<__half> {
-  static constexpr bool value = true;
-};
-
 /// c += a (16x16, row) * b (16x8, col), float accumulators; T is __half or __nv_bfloat16.
 template <class T>
 __device__ inline void mma16816(float (&c)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
-  if constexpr (IsHalf<T>::value)
+  if constexpr (skb_geom::Same<T, __half>::value)
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
