@@ -19,8 +19,9 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # line), its signature (the line after that, when the package is signed: checked against the
 # trust policy where it installs) and the payload, all found at the exact byte offsets below.
 # Commands write to files, never through `$(...)` or a pipe, so that the shell starts each one
-# without copying itself: the LOCAL_WORLD_SIZE copies of this script that the ranks of a node
-# start at once spend most of their time starting programs.
+# without copying itself (but the hash of the installer, which runs beside its unpacking): the
+# LOCAL_WORLD_SIZE copies of this script that the ranks of a node start at once spend most of
+# their time starting programs, and they unpack the installer once between them.
 set -eu
 umask 022
 {4}
@@ -44,7 +45,7 @@ skb_run() {{
   skb_program=$1
   shift
   GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_program" --work-file="$skb_file" \
-    --run-file="$skb_self" --header-len="$skb_header_len" --package-name="$skb_package" \
+    ${{skb_node_lock:+"--node-lock=$skb_node_lock"}} --run-file="$skb_self" --header-len="$skb_header_len" --package-name="$skb_package" \
     --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
     --payload-sha256="$skb_payload_sha256" --signature-size="$skb_signature_size" -- "$@"
 }}
@@ -56,7 +57,6 @@ skb_run() {{
 # would pick, in its order (--install-path, SKB_INSTALL_PATH, ASCEND_OPP_PATH, ASCEND_HOME_PATH,
 # /usr/local/skb, HOME); one counts only when whoever runs this owns it, and it is checked, tried
 # and run through one open file (descriptor 3), so that nobody can swap it between the three.
-skb_file=
 skb_path=
 skb_prev=
 for skb_arg in "$@"; do
@@ -75,46 +75,57 @@ EOF
   exec 3<&-
   return 1
 }}
-for skb_library in ${{skb_path:+"$skb_path/opp/static_kernel/ai_core"}} \
-    ${{SKB_INSTALL_PATH:+"$SKB_INSTALL_PATH/opp/static_kernel/ai_core"}} \
-    ${{ASCEND_OPP_PATH:+"$ASCEND_OPP_PATH/static_kernel/ai_core"}} \
-    ${{ASCEND_HOME_PATH:+"$ASCEND_HOME_PATH/opp/static_kernel/ai_core"}} \
-    /usr/local/skb/opp/static_kernel/ai_core ${{HOME:+"$HOME/.local/skb/opp/static_kernel/ai_core"}}; do
-  if skb_library_has_it "$skb_library"; then skb_run $skb_fd "$@"; fi
-done
+skb_run_library_copy() {{
+  for skb_library in ${{skb_path:+"$skb_path/opp/static_kernel/ai_core"}} \
+      ${{SKB_INSTALL_PATH:+"$SKB_INSTALL_PATH/opp/static_kernel/ai_core"}} \
+      ${{ASCEND_OPP_PATH:+"$ASCEND_OPP_PATH/static_kernel/ai_core"}} \
+      ${{ASCEND_HOME_PATH:+"$ASCEND_HOME_PATH/opp/static_kernel/ai_core"}} \
+      /usr/local/skb/opp/static_kernel/ai_core ${{HOME:+"$HOME/.local/skb/opp/static_kernel/ai_core"}}; do
+    if skb_library_has_it "$skb_library"; then skb_run $skb_fd "$@"; fi
+  done
+}}
+skb_file=
+skb_node_lock=
+skb_waiting=
+skb_run_library_copy "$@"
 if [ "$skb_installer_size" -eq 0 ]; then
   echo "$skb_package.run: error: this delta package carries no installer: it runs the one its base $skb_base left in the operator library (bin/skb-install, SHA-256 $skb_installer_unpacked_sha256), and no library where it would install has it; install $skb_base first, or the whole package, or a delta made with skb-package --self-contained; nothing was done" >&2
   exit 5
 fi
 
-# The installer and a scratch file (which first holds it compressed) go to new files of the first
-# folder with room for them, from which programs may run (not a noexec mount). Noclobber creates
-# a file only under a new name, never through a planted symlink; the sticky bit of a shared folder
-# keeps others' hands off.
+# The installer and its scratch files (the first holds it compressed, the second its hash) go to
+# new files of the first folder with room for them, from which programs may run (not a noexec
+# mount). Noclobber creates a file only under a new name, never through a planted symlink; the
+# sticky bit of a shared folder keeps others' hands off.
 set -C
-skb_cleanup() {{ if [ -n "$skb_file" ]; then rm -f "$skb_file" "$skb_file.t"; fi; }}
+skb_cleanup() {{
+  if [ -n "$skb_file" ]; then rm -f "$skb_file" "$skb_file.t" "$skb_file.h"; fi
+  if [ -n "$skb_waiting" ]; then rm -f "$skb_waiting"; fi
+  if [ -n "$skb_node_lock" ]; then rm -rf "$skb_node_lock"; fi
+}}
 trap skb_cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 skb_need_kb=$(((skb_installer_size + skb_installer_unpacked_size) / 1024 + 256))
 skb_new() {{ {{ true > "$1"; }} 2>/dev/null; }}
-skb_try() {{
-  skb_n=0
-  until skb_new "$1/skb_run.$$.$skb_n.t"; do
-    skb_n=$((skb_n + 1))
-    [ "$skb_n" -lt 8 ] || return 1
-  done
-  skb_file=$1/skb_run.$$.$skb_n
-  skb_new "$skb_file" || {{ rm -f "$skb_file.t"; skb_file=; return 1; }}
+# Unpacks the installer into the new file $skb_file of folder $1 and checks it.
+skb_unpack() {{
+  skb_new "$skb_file" && skb_new "$skb_file.h" || return 1
   # df -P: a title line, then the folder's filesystem, its free KiB 4th.
   skb_avail=0
-  LC_ALL=C df -Pk "$1" >| "$skb_file.t" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.t" || :
+  LC_ALL=C df -Pk "$1" >| "$skb_file.h" 2>/dev/null && {{ read -r _ && read -r _ _ _ skb_avail _; }} < "$skb_file.h" || :
   case $skb_avail in ''|*[!0-9]*) skb_avail=0 ;; esac
   [ "$skb_avail" -ge "$skb_need_kb" ] || return 1
   skb_bytes "$skb_installer_offset" "$skb_installer_size" >| "$skb_file.t" || return 1
+  # Hashed while gzip unpacks it (two cores at work): gzip only reads the bytes, and nothing runs
+  # what it wrote unless they match.
+  LC_ALL=C sha256sum "$skb_file.t" >| "$skb_file.h" &
+  skb_hashing=$!
+  skb_unpacked=1
+  LC_ALL=C gzip -dc < "$skb_file.t" >| "$skb_file" 2>/dev/null || skb_unpacked=
   skb_have=
-  LC_ALL=C sha256sum "$skb_file.t" >| "$skb_file" && read -r skb_have _ < "$skb_file" || :
+  wait "$skb_hashing" && read -r skb_have _ < "$skb_file.h" || :
   if [ "$skb_have" != "$skb_installer_sha256" ]; then
     skb_total=$(($(wc -c < "$skb_self")))
     [ "$skb_total" -eq $((skb_payload_offset + skb_payload_size)) ] ||
@@ -122,10 +133,91 @@ skb_try() {{
     skb_die "installer checksum mismatch: the file is damaged; nothing was done"
   fi
   # Checked bytes: gzip fails here only when it cannot write (a full folder): the next one is tried.
-  LC_ALL=C gzip -dc < "$skb_file.t" >| "$skb_file" 2>/dev/null || {{ skb_unpack_failed=$1; return 1; }}
+  [ -n "$skb_unpacked" ] || {{ skb_unpack_failed=$1; return 1; }}
   LC_ALL=C chmod 700 "$skb_file"
   [ -x "$skb_file" ]
 }}
+skb_try() {{
+  skb_n=0
+  until skb_new "$1/skb_run.$$.$skb_n.t"; do
+    skb_n=$((skb_n + 1))
+    [ "$skb_n" -lt 8 ] || return 1
+  done
+  skb_file=$1/skb_run.$$.$skb_n
+  skb_unpack "$1"
+}}
+
+# One unpack a node. The copies of this package that the ranks of a node start at once take
+# turns: the first to make the folder skb_run.<installer's SHA-256>.lock in the first temporary
+# folder unpacks and checks the installer in it, then marks it ready. The others wait in that
+# folder (a file w.<pid> each), then give the checked file a name of their own (a hard link:
+# nothing is copied) and run it, rather than unpacking it again. The first runs it once each
+# other has its name (a second at most), and the installer removes the folder as soon as it
+# runs. A copy unpacks its own when there is no such folder to share, when the one that made it
+# is gone (killed before its installer ran: its folder stays, and nothing of it is run), or after
+# a minute.
+skb_tmp=
+for skb_folder in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
+  if [ -n "$skb_folder" ] && [ -d "$skb_folder" ] && [ -w "$skb_folder" ]; then skb_tmp=$skb_folder; break; fi
+done
+skb_lock=${{skb_tmp:+$skb_tmp/skb_run.$skb_installer_unpacked_sha256.lock}}
+skb_nap() {{ LC_ALL=C sleep 0.01 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 99)); }}; }}
+# 0 with $skb_file the ready installer under a name of this copy's own.
+skb_share() {{
+  skb_waits=0
+  skb_waiting=$skb_lock/w.$$
+  : > "$skb_waiting" 2>/dev/null || skb_waiting=
+  while [ -n "$skb_waiting" ] && [ -d "$skb_lock" ] && [ -O "$skb_lock" ] && [ ! -h "$skb_lock" ]; do
+    if [ -e "$skb_lock/ready" ]; then
+      skb_file=$skb_tmp/skb_run.$$.0
+      if LC_ALL=C ln "$skb_lock/installer" "$skb_file" 2>/dev/null && [ -O "$skb_file" ] && [ -x "$skb_file" ]; then
+        echo linked >| "$skb_waiting"  # goes with the folder
+        return 0
+      fi
+      skb_file=
+      break
+    fi
+    skb_holder=
+    {{ read -r skb_holder < "$skb_lock/pid"; }} 2>/dev/null || :
+    if [ -n "$skb_holder" ] && ! kill -0 "$skb_holder" 2>/dev/null; then break; fi
+    skb_waits=$((skb_waits + 1))
+    [ "$skb_waits" -le 6000 ] || break
+    skb_nap
+  done
+  if [ -n "$skb_waiting" ]; then rm -f "$skb_waiting"; fi
+  skb_waiting=
+  [ -n "$skb_file" ]
+}}
+# 0 while a copy that is still running waits in the folder and has not yet linked the installer.
+skb_waited() {{
+  for skb_w in "$skb_lock"/w.*; do
+    if [ -e "$skb_w" ] && [ ! -s "$skb_w" ] && kill -0 "${{skb_w##*/w.}}" 2>/dev/null; then return 0; fi
+  done
+  return 1
+}}
+if [ -n "$skb_lock" ]; then
+  if mkdir -m 700 "$skb_lock" 2>/dev/null; then
+    skb_node_lock=$skb_lock
+    echo $$ > "$skb_lock/pid"
+    skb_file=$skb_lock/installer
+    if skb_new "$skb_file.t" && skb_unpack "$skb_tmp" && : > "$skb_lock/ready"; then
+      skb_waits=0
+      while skb_waited && [ "$skb_waits" -lt 200 ]; do
+        skb_waits=$((skb_waits + 1))
+        LC_ALL=C sleep 0.005 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=200; }}
+      done
+      skb_file=
+      skb_run "$skb_lock/installer" "$@"
+    fi
+    skb_cleanup
+    skb_file=
+    skb_node_lock=
+  else
+    if skb_share; then skb_run "$skb_file" "$@"; fi
+    skb_run_library_copy "$@"
+  fi
+fi
+
 for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   [ -n "$skb_base" ] && [ -d "$skb_base" ] && [ -w "$skb_base" ] || continue
   if skb_try "$skb_base"; then break; fi

@@ -1,11 +1,14 @@
 #include "packager/install/cli.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <cstdlib>
+#include <cstring>
 #include <set>
+#include <vector>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -24,6 +27,22 @@ namespace {
 void remove_work_file(const std::string& file) {
   ::unlink(file.c_str());
   ::unlink((file + ".t").c_str());
+  ::unlink((file + ".h").c_str());
+}
+
+// The folder in which the stub unpacked this program for the other copies of the package that
+// the ranks of a node run at once. They have linked it under names of their own by now, so it
+// goes, with everything in it, as the work file does: nothing of it is left, even when this
+// program is killed.
+void remove_node_lock(const std::string& dir) {
+  if (DIR* d = ::opendir(dir.c_str())) {
+    std::vector<std::string> names;
+    while (const dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+    for (const auto& name : names) ::unlinkat(::dirfd(d), name.c_str(), 0);
+    ::closedir(d);
+  }
+  ::rmdir(dir.c_str());
 }
 
 PayloadSource open_payload(const Args& a, int& fd) {
@@ -45,7 +64,7 @@ PayloadSource open_payload(const Args& a, int& fd) {
 std::string describe_installer(const Args& a, const RunFile& run) {
   std::string carried = run.installer.size == 0 ? "none carried (a delta: it runs the one its base left in the library)"
                                                 : fmt::format("{} bytes, gzip-compressed", run.installer.size);
-  if (!a.work_file.empty()) return carried + "; running it";
+  if (!a.work_file.empty() || !a.node_lock.empty()) return carried + "; running it";
   std::string self = "(unknown path)";
   try {
     self = common::self_exe().string();
@@ -172,6 +191,7 @@ int installer_main(int argc, char** argv, common::Diag& diag) {
   if (const char* t = std::getenv("SKB_LOCK_TIMEOUT"); t && *t) a.lock_timeout = std::atof(t);
   std::optional<int> user = parse_stub_options(argc, argv, a);
   if (!a.work_file.empty()) remove_work_file(a.work_file);
+  if (!a.node_lock.empty()) remove_node_lock(a.node_lock);
   if (!user) {
     diag.error("the arguments before `--` are a package's own: run the package, not its installer");
     return kExitUsage;

@@ -72,6 +72,7 @@ enum StubId : int {
   kPackage,
   kLibrary,
   kWorkFile,
+  kNodeLock,
   kHeaderLen,
   kSignatureSize
 };
@@ -84,6 +85,7 @@ constexpr option kStubOptions[] = {{"run-file", required_argument, nullptr, kRun
                                    {"package", required_argument, nullptr, kPackage},
                                    {"library", required_argument, nullptr, kLibrary},
                                    {"work-file", required_argument, nullptr, kWorkFile},
+                                   {"node-lock", required_argument, nullptr, kNodeLock},
                                    {"header-len", required_argument, nullptr, kHeaderLen},
                                    {"signature-size", required_argument, nullptr, kSignatureSize},
                                    {nullptr, 0, nullptr, 0}};
@@ -218,6 +220,9 @@ std::optional<int> parse_stub_options(int argc, char** argv, Args& a) {
         break;
       case kWorkFile:
         a.work_file = optarg;
+        break;
+      case kNodeLock:
+        a.node_lock = optarg;
         break;
       case kHeaderLen:
         ok = parse_number(optarg, a.header_len);

@@ -10,7 +10,7 @@ namespace skb::installer {
 /// What a .run was asked to do: the stub's arguments (where the package's parts are) and the user's.
 struct Args {
   // From the stub, before `--`.
-  std::string run_file, package_name, payload_sha256, work_file;
+  std::string run_file, package_name, payload_sha256, work_file, node_lock;
   std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0, signature_size = 0;
   std::string package, library;  // uninstall.sh: the package to remove and the ai_core folder it is in
   // From the user, after `--`.

@@ -49,6 +49,37 @@ stop_reader stop1
 expect_eq "$(check_library lib1)" "$na" "kernels listed"
 expect_eq "$(grep -c "$pa" "$(lib_root lib1)/config.ini")" 1 "config.ini mentions of the package"
 
+step "8 installers into a new library: one unpacks the installer, the others share it; nothing left in TMPDIR"
+# gzip counts the installers unpacked (the stub's only use of gzip -d), and takes a second over
+# it, so that every copy has started, under any load, before the first has unpacked.
+mkdir -p counting node_tmp
+printf '#!/bin/sh\necho "$$" >> "%s/unpacks"\nsleep 1\nexec /bin/gzip "$@"\n' "$PWD" > counting/gzip
+chmod 755 counting/gzip
+pids=""
+for i in 1 2 3 4 5 6 7 8; do
+  PATH=$PWD/counting:$PATH TMPDIR=$PWD/node_tmp sh "$A" --install-path="$PWD/lib_node" -q & pids="$pids $!"
+done
+for p in $pids; do wait "$p" || fail "an installer sharing the unpack failed"; done
+expect_eq "$(check_library lib_node)" "$na" "kernels listed after a shared unpack"
+expect_eq "$(wc -l < unpacks)" 1 "installers unpacked by 8 copies at once"
+[ -z "$(ls -A node_tmp)" ] || fail "8 copies left $(ls -A node_tmp) in TMPDIR"
+# A folder left by a copy killed before its installer ran (its process gone): a copy unpacks its
+# own, and leaves that folder as it is.
+sha=$(sed -n 's/^skb_installer_unpacked_sha256=//p' "$A" | head -1)
+sh -c 'exit 0' & dead=$!
+wait "$dead"
+mkdir -m 700 "node_tmp/skb_run.$sha.lock"
+echo "$dead" > "node_tmp/skb_run.$sha.lock/pid"
+rm -f unpacks
+for i in 1 2; do
+  PATH=$PWD/counting:$PATH TMPDIR=$PWD/node_tmp sh "$A" --install-path="$PWD/lib_stale$i" -q ||
+    fail "an installer beside a dead one's folder failed"
+  expect_eq "$(check_library "lib_stale$i")" "$na" "kernels listed beside a dead one's folder"
+done
+expect_eq "$(wc -l < unpacks)" 2 "installers unpacked beside a dead one's folder"
+expect_eq "$(ls -A node_tmp)" "skb_run.$sha.lock" "TMPDIR beside a dead one's folder"
+expect_eq "$(ls -A "node_tmp/skb_run.$sha.lock")" "pid" "the dead one's folder"
+
 step "8 forced reinstalls at once, a reader meanwhile: every read valid, one install at the end"
 start_reader lib1 stop1f
 pids=""
