@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -71,17 +72,27 @@ std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t
   Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
   if (fd.get() < 0) throw IoError(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
-  std::string out;
-  char buf[1 << 16];
+  // Read straight into a buffer of the file's size (and one byte more, to see it end): an index
+  // of megabytes is then one allocation, not a dozen that each copy it and fault in new pages.
+  // A file that grows meanwhile, or one that stat cannot size (a pipe, /proc), grows it.
+  struct stat st {};
+  std::size_t expect = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
+  const std::size_t cap = max_size < std::size_t(-1) ? max_size + 1 : max_size;  // one more: the end is seen
+  std::string out(std::min(expect, cap - 1) + 1, '\0');
+  std::size_t got = 0;
   for (;;) {
-    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (got == out.size()) {
+      if (got > max_size) throw Error(fmt::format("{}: larger than {} bytes", path.string(), max_size));
+      out.resize(std::min(std::max<std::size_t>(got * 2, 1 << 16), cap));
+    }
+    ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw IoError(fmt::format("{}: read failed: {}", path.string(), errno_text()));
     if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_size)
-      throw Error(fmt::format("{}: larger than {} bytes", path.string(), max_size));
-    out.append(buf, static_cast<std::size_t>(n));
+    got += static_cast<std::size_t>(n);
   }
+  if (got > max_size) throw Error(fmt::format("{}: larger than {} bytes", path.string(), max_size));
+  out.resize(got);
   return out;
 }
 
