@@ -152,7 +152,7 @@ skb_try() {{
 # folder unpacks and checks the installer in it, then marks it ready. The others wait in that
 # folder (a file w.<pid> each), then give the checked file a name of their own (a hard link:
 # nothing is copied) and run it, rather than unpacking it again. The first runs it once each
-# other has its name (a second at most), and the installer removes the folder as soon as it
+# other has its name (5 seconds at most), and the installer removes the folder as soon as it
 # runs. A copy unpacks its own when there is no such folder to share, when the one that made it
 # is gone (killed before its installer ran: its folder stays, and nothing of it is run), or after
 # a minute.
@@ -202,9 +202,9 @@ if [ -n "$skb_lock" ]; then
     skb_file=$skb_lock/installer
     if skb_new "$skb_file.t" && skb_unpack "$skb_tmp" && : > "$skb_lock/ready"; then
       skb_waits=0
-      while skb_waited && [ "$skb_waits" -lt 200 ]; do
+      while skb_waited && [ "$skb_waits" -lt 1000 ]; do
         skb_waits=$((skb_waits + 1))
-        LC_ALL=C sleep 0.005 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=200; }}
+        LC_ALL=C sleep 0.005 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 199)); }}
       done
       skb_file=
       skb_run "$skb_lock/installer" "$@"

@@ -50,10 +50,10 @@ expect_eq "$(check_library lib1)" "$na" "kernels listed"
 expect_eq "$(grep -c "$pa" "$(lib_root lib1)/config.ini")" 1 "config.ini mentions of the package"
 
 step "8 installers into a new library: one unpacks the installer, the others share it; nothing left in TMPDIR"
-# gzip counts the installers unpacked (the stub's only use of gzip -d), and takes a second over
+# gzip counts the installers unpacked (the stub's only use of gzip -d), and takes 2 seconds over
 # it, so that every copy has started, under any load, before the first has unpacked.
 mkdir -p counting node_tmp
-printf '#!/bin/sh\necho "$$" >> "%s/unpacks"\nsleep 1\nexec /bin/gzip "$@"\n' "$PWD" > counting/gzip
+printf '#!/bin/sh\necho "$$" >> "%s/unpacks"\nsleep 2\nexec /bin/gzip "$@"\n' "$PWD" > counting/gzip
 chmod 755 counting/gzip
 pids=""
 for i in 1 2 3 4 5 6 7 8; do
