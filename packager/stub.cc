@@ -149,44 +149,47 @@ skb_try() {{
 
 # One unpack a node. The copies of this package that the ranks of a node start at once take
 # turns: the first to make the folder skb_run.<installer's SHA-256>.lock in the first temporary
-# folder unpacks and checks the installer in it, then marks it ready. The others wait in that
-# folder (a file w.<pid> each), then give the checked file a name of their own (a hard link:
-# nothing is copied) and run it, rather than unpacking it again. The first runs it once each
-# other has its name (5 seconds at most), and the installer removes the folder as soon as it
-# runs. A copy unpacks its own when there is no such folder to share, when the one that made it
-# is gone (killed before its installer ran: its folder stays, and nothing of it is run), or after
-# a minute.
+# folder unpacks the installer in it. The others wait in that folder (a file w.<pid> each), give
+# the file a name of their own as soon as it is there (a hard link: nothing is copied, and what
+# the first writes into it shows under every name) and run it once it is executable: the first
+# makes it so only when it is whole and checked. The first runs it once each other has its name
+# (5 seconds at most), and the installer removes the folder as soon as it runs. A copy unpacks
+# its own when there is no such folder to share, when the one that made it is gone (killed
+# before its installer ran: its folder stays, and nothing of it is run), or after a minute.
 skb_tmp=
 for skb_folder in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
   if [ -n "$skb_folder" ] && [ -d "$skb_folder" ] && [ -w "$skb_folder" ]; then skb_tmp=$skb_folder; break; fi
 done
 skb_lock=${{skb_tmp:+$skb_tmp/skb_run.$skb_installer_unpacked_sha256.lock}}
-skb_nap() {{ LC_ALL=C sleep 0.01 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 99)); }}; }}
-# 0 with $skb_file the ready installer under a name of this copy's own.
+# 0 with $skb_file the checked installer under a name of this copy's own.
 skb_share() {{
   skb_waits=0
   skb_waiting=$skb_lock/w.$$
   : > "$skb_waiting" 2>/dev/null || skb_waiting=
-  while [ -n "$skb_waiting" ] && [ -d "$skb_lock" ] && [ -O "$skb_lock" ] && [ ! -h "$skb_lock" ]; do
-    if [ -e "$skb_lock/ready" ]; then
-      skb_file=$skb_tmp/skb_run.$$.0
-      if LC_ALL=C ln "$skb_lock/installer" "$skb_file" 2>/dev/null && [ -O "$skb_file" ] && [ -x "$skb_file" ]; then
-        echo linked >| "$skb_waiting"  # goes with the folder
-        return 0
-      fi
-      skb_file=
-      break
+  skb_link=
+  while [ -n "$skb_waiting" ]; do
+    if [ -z "$skb_link" ] && [ -d "$skb_lock" ] && [ -O "$skb_lock" ] && [ ! -h "$skb_lock" ] &&
+        [ -e "$skb_lock/installer" ] && LC_ALL=C ln "$skb_lock/installer" "$skb_tmp/skb_run.$$.0" 2>/dev/null; then
+      skb_link=$skb_tmp/skb_run.$$.0
+      skb_file=$skb_link
+      echo linked >| "$skb_waiting" 2>/dev/null || :
     fi
+    if [ -n "$skb_link" ] && [ -O "$skb_link" ] && [ -x "$skb_link" ]; then
+      skb_waiting=  # goes with the folder
+      return 0
+    fi
+    [ -d "$skb_lock" ] || break
     skb_holder=
     {{ read -r skb_holder < "$skb_lock/pid"; }} 2>/dev/null || :
     if [ -n "$skb_holder" ] && ! kill -0 "$skb_holder" 2>/dev/null; then break; fi
     skb_waits=$((skb_waits + 1))
     [ "$skb_waits" -le 6000 ] || break
-    skb_nap
+    LC_ALL=C sleep 0.01 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 99)); }}
   done
-  if [ -n "$skb_waiting" ]; then rm -f "$skb_waiting"; fi
+  skb_cleanup
+  skb_file=
   skb_waiting=
-  [ -n "$skb_file" ]
+  return 1
 }}
 # 0 while a copy that is still running waits in the folder and has not yet linked the installer.
 skb_waited() {{
@@ -200,7 +203,7 @@ if [ -n "$skb_lock" ]; then
     skb_node_lock=$skb_lock
     echo $$ > "$skb_lock/pid"
     skb_file=$skb_lock/installer
-    if skb_new "$skb_file.t" && skb_unpack "$skb_tmp" && : > "$skb_lock/ready"; then
+    if skb_new "$skb_file.t" && skb_unpack "$skb_tmp"; then
       skb_waits=0
       while skb_waited && [ "$skb_waits" -lt 1000 ]; do
         skb_waits=$((skb_waits + 1))
