@@ -181,7 +181,11 @@ skb_share() {{
     [ -d "$skb_lock" ] || break
     skb_holder=
     {{ read -r skb_holder < "$skb_lock/pid"; }} 2>/dev/null || :
-    if [ -n "$skb_holder" ] && ! kill -0 "$skb_holder" 2>/dev/null; then break; fi
+    if [ -n "$skb_holder" ]; then
+      kill -0 "$skb_holder" 2>/dev/null || break
+    elif [ "$skb_waits" -ge 100 ]; then
+      break  # its maker writes its process id right after making it: this one has none
+    fi
     skb_waits=$((skb_waits + 1))
     [ "$skb_waits" -le 6000 ] || break
     LC_ALL=C sleep 0.01 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 99)); }}

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -33,16 +34,21 @@ void remove_work_file(const std::string& file) {
 // The folder in which the stub unpacked this program for the other copies of the package that
 // the ranks of a node run at once. They have linked it under names of their own by now, so it
 // goes, with everything in it, as the work file does: nothing of it is left, even when this
-// program is killed.
+// program is killed. It is renamed away first, so that a stub that comes meanwhile finds no
+// folder (and makes its own) rather than one half emptied, which it would wait in.
 void remove_node_lock(const std::string& dir) {
-  if (DIR* d = ::opendir(dir.c_str())) {
-    std::vector<std::string> names;
-    while (const dirent* e = ::readdir(d))
-      if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
-    for (const auto& name : names) ::unlinkat(::dirfd(d), name.c_str(), 0);
-    ::closedir(d);
+  std::string gone = fmt::format("{}.{}.gone", dir, ::getpid());
+  if (::rename(dir.c_str(), gone.c_str()) != 0) return;  // not there, or not ours to move
+  for (int round = 0; round < 8; ++round) {              // a stub that was creating its file in it as it went
+    if (DIR* d = ::opendir(gone.c_str())) {
+      std::vector<std::string> names;
+      while (const dirent* e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
+      for (const auto& name : names) ::unlinkat(::dirfd(d), name.c_str(), 0);
+      ::closedir(d);
+    }
+    if (::rmdir(gone.c_str()) == 0 || errno != ENOTEMPTY) return;
   }
-  ::rmdir(dir.c_str());
 }
 
 PayloadSource open_payload(const Args& a, int& fd) {

@@ -79,6 +79,14 @@ done
 expect_eq "$(wc -l < unpacks)" 2 "installers unpacked beside a dead one's folder"
 expect_eq "$(ls -A node_tmp)" "skb_run.$sha.lock" "TMPDIR beside a dead one's folder"
 expect_eq "$(ls -A "node_tmp/skb_run.$sha.lock")" "pid" "the dead one's folder"
+# One with no process id at all (its maker killed between making it and writing its id): a copy
+# waits a moment for the id, then unpacks its own.
+rm "node_tmp/skb_run.$sha.lock/pid"
+PATH=$PWD/counting:$PATH TMPDIR=$PWD/node_tmp sh "$A" --install-path="$PWD/lib_nopid" -q ||
+  fail "an installer beside a folder with no process id failed"
+expect_eq "$(check_library lib_nopid)" "$na" "kernels listed beside a folder with no process id"
+expect_eq "$(wc -l < unpacks)" 3 "installers unpacked beside a folder with no process id"
+expect_eq "$(ls -A node_tmp)" "skb_run.$sha.lock" "TMPDIR beside a folder with no process id"
 
 step "8 forced reinstalls at once, a reader meanwhile: every read valid, one install at the end"
 start_reader lib1 stop1f
