@@ -156,25 +156,26 @@ skb_try() {{
 # (5 seconds at most), and the installer removes the folder as soon as it runs. A copy unpacks
 # its own when there is no such folder to share, when the one that made it is gone (killed
 # before its installer ran: its folder stays, and nothing of it is run), or after a minute.
+skb_usable() {{ [ -n "$1" ] && [ -d "$1" ] && [ -w "$1" ]; }}
 skb_tmp=
 for skb_folder in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
-  if [ -n "$skb_folder" ] && [ -d "$skb_folder" ] && [ -w "$skb_folder" ]; then skb_tmp=$skb_folder; break; fi
+  if skb_usable "$skb_folder"; then skb_tmp=$skb_folder; break; fi
 done
 skb_lock=${{skb_tmp:+$skb_tmp/skb_run.$skb_installer_unpacked_sha256.lock}}
+# Sleeps $1 seconds where sleep takes fractions, else a second, which counts as $2 more waits.
+skb_nap() {{ LC_ALL=C sleep "$1" 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + $2)); }}; }}
 # 0 with $skb_file the checked installer under a name of this copy's own.
 skb_share() {{
   skb_waits=0
   skb_waiting=$skb_lock/w.$$
   : > "$skb_waiting" 2>/dev/null || skb_waiting=
-  skb_link=
   while [ -n "$skb_waiting" ]; do
-    if [ -z "$skb_link" ] && [ -d "$skb_lock" ] && [ -O "$skb_lock" ] && [ ! -h "$skb_lock" ] &&
+    if [ -z "$skb_file" ] && [ -d "$skb_lock" ] && [ -O "$skb_lock" ] && [ ! -h "$skb_lock" ] &&
         [ -e "$skb_lock/installer" ] && LC_ALL=C ln "$skb_lock/installer" "$skb_tmp/skb_run.$$.0" 2>/dev/null; then
-      skb_link=$skb_tmp/skb_run.$$.0
-      skb_file=$skb_link
+      skb_file=$skb_tmp/skb_run.$$.0
       echo linked >| "$skb_waiting" 2>/dev/null || :
     fi
-    if [ -n "$skb_link" ] && [ -O "$skb_link" ] && [ -x "$skb_link" ]; then
+    if [ -n "$skb_file" ] && [ -O "$skb_file" ] && [ -x "$skb_file" ]; then
       skb_waiting=  # goes with the folder
       return 0
     fi
@@ -188,7 +189,7 @@ skb_share() {{
     fi
     skb_waits=$((skb_waits + 1))
     [ "$skb_waits" -le 6000 ] || break
-    LC_ALL=C sleep 0.01 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 99)); }}
+    skb_nap 0.01 99
   done
   skb_cleanup
   skb_file=
@@ -211,7 +212,7 @@ if [ -n "$skb_lock" ]; then
       skb_waits=0
       while skb_waited && [ "$skb_waits" -lt 1000 ]; do
         skb_waits=$((skb_waits + 1))
-        LC_ALL=C sleep 0.005 2>/dev/null || {{ LC_ALL=C sleep 1; skb_waits=$((skb_waits + 199)); }}
+        skb_nap 0.005 199
       done
       skb_file=
       skb_run "$skb_lock/installer" "$@"
@@ -226,7 +227,7 @@ if [ -n "$skb_lock" ]; then
 fi
 
 for skb_base in "${{TMPDIR:-}}" /tmp /var/tmp /dev/shm "${{HOME:-}}"; do
-  [ -n "$skb_base" ] && [ -d "$skb_base" ] && [ -w "$skb_base" ] || continue
+  skb_usable "$skb_base" || continue
   if skb_try "$skb_base"; then break; fi
   skb_cleanup
   skb_file=

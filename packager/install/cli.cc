@@ -1,15 +1,11 @@
 #include "packager/install/cli.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <set>
-#include <vector>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -39,15 +35,12 @@ void remove_work_file(const std::string& file) {
 void remove_node_lock(const std::string& dir) {
   std::string gone = fmt::format("{}.{}.gone", dir, ::getpid());
   if (::rename(dir.c_str(), gone.c_str()) != 0) return;  // not there, or not ours to move
-  for (int round = 0; round < 8; ++round) {              // a stub that was creating its file in it as it went
-    if (DIR* d = ::opendir(gone.c_str())) {
-      std::vector<std::string> names;
-      while (const dirent* e = ::readdir(d))
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) names.emplace_back(e->d_name);
-      for (const auto& name : names) ::unlinkat(::dirfd(d), name.c_str(), 0);
-      ::closedir(d);
+  for (int round = 0; round < 8; ++round) {
+    try {
+      common::remove_tree(gone);
+      return;
+    } catch (const common::Error&) {  // a stub was making its file in it as it went: again
     }
-    if (::rmdir(gone.c_str()) == 0 || errno != ENOTEMPTY) return;
   }
 }
 
