@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <system_error>
@@ -37,12 +39,20 @@ class Fd {
   int fd_;
 };
 
-void write_all(int fd, std::string_view data, const fs::path& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
+// Writes the parts in order: a writev of up to IOV_MAX of them at a time, resumed after a short
+// write.
+void write_all(int fd, std::vector<std::string_view> parts, const fs::path& path) {
+  std::vector<struct iovec> iov;
+  for (std::size_t first = 0; first < parts.size();) {
+    iov.clear();
+    for (std::size_t i = first; i < parts.size() && iov.size() < IOV_MAX; ++i)
+      iov.push_back({const_cast<char*>(parts[i].data()), parts[i].size()});
+    ssize_t n = ::writev(fd, iov.data(), static_cast<int>(iov.size()));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(fmt::format("{}: write failed: {}", path.string(), errno_text()));
-    data.remove_prefix(static_cast<std::size_t>(n));
+    auto done = static_cast<std::size_t>(n);
+    for (; first < parts.size() && done >= parts[first].size(); ++first) done -= parts[first].size();
+    if (first < parts.size()) parts[first].remove_prefix(done);
   }
 }
 
@@ -96,7 +106,7 @@ std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t
   return out;
 }
 
-void write_atomic(const fs::path& path, std::string_view content, unsigned mode, Sync sync) {
+void write_atomic(const fs::path& path, const std::vector<std::string_view>& content, unsigned mode, Sync sync) {
   fs::path tmp = path;
   tmp += fmt::format(".tmp.{}", ::getpid());
   {
@@ -119,6 +129,10 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode,
     throw Error(fmt::format("{}: cannot replace: {}", path.string(), why));
   }
   if (sync == Sync::kDurable) fsync_dir(path.parent_path());
+}
+
+void write_atomic(const fs::path& path, std::string_view content, unsigned mode, Sync sync) {
+  write_atomic(path, std::vector<std::string_view>{content}, mode, sync);
 }
 
 bool write_if_changed(const fs::path& path, std::string_view content, Sync sync) {

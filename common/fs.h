@@ -29,6 +29,9 @@ enum class Sync { kDurable, kAtomic };
 /// leaves no temp file behind.
 void write_atomic(const std::filesystem::path& path, std::string_view content, unsigned mode = 0644,
                   Sync sync = Sync::kDurable);
+/// The same, of a text in parts (written with writev, never joined in memory).
+void write_atomic(const std::filesystem::path& path, const std::vector<std::string_view>& content, unsigned mode = 0644,
+                  Sync sync = Sync::kDurable);
 
 /// write_atomic only when the bytes differ from what is there; returns whether it wrote.
 /// An unchanged file keeps its mtime (what ninja's restat relies on).

@@ -38,6 +38,13 @@ std::string sha256_hex(std::string_view data) {
   return h.hex();
 }
 
+bool is_sha256_hex(std::string_view s) {  // a loop, not find_first_not_of: called per line of a library
+  if (s.size() != 64) return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
 std::string sha256_file(const std::filesystem::path& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw Error(fmt::format("{}: cannot open for reading", path.string()));

@@ -28,6 +28,9 @@ class Sha256 {
 /// Lower-case hex SHA-256 of a byte string.
 std::string sha256_hex(std::string_view data);
 
+/// Whether s is written as sha256_hex writes a hash: 64 lower-case hex digits.
+bool is_sha256_hex(std::string_view s);
+
 /// Lower-case hex SHA-256 of a file's contents; throws Error when it cannot be read.
 std::string sha256_file(const std::filesystem::path& path);
 

@@ -1,13 +1,13 @@
 #include "packager/install/index.h"
 
 #include <algorithm>
-#include <deque>
 #include <set>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "common/json_input.h"
+#include "common/sha256.h"
 
 namespace skb::installer {
 using common::Json;
@@ -46,20 +46,20 @@ struct ListEntry {
   std::string_view key;
 };
 
-void append_list(std::string& out, const std::vector<ListEntry>& entries) {
+void append_list(Rope& out, const std::vector<ListEntry>& entries) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    out += i ? ",\n  " : "\n  ";
+    out.add(i ? ",\n  " : "\n  ");
     const ListEntry& e = entries[i];
     if (e.key.empty()) {
-      out += e.entry;
+      out.add(e.entry);
       continue;
     }
-    out += e.entry.substr(0, e.entry.size() - 1);
-    out += ",\"simplifiedKey\":";
-    out += Json(std::string(e.key)).dump();
-    out += '}';
+    out.add(e.entry.substr(0, e.entry.size() - 1));
+    out.add(",\"simplifiedKey\":");
+    out.add(out.keep(Json(std::string(e.key)).dump()));
+    out.add("}");
   }
-  out += entries.empty() ? "]" : "\n ]";
+  out.add(entries.empty() ? "]" : "\n ]");
 }
 
 // An op entry as the index lists it: its lists, and its valueDependIndex rendered ("[1,2]", or
@@ -80,29 +80,24 @@ constexpr std::string_view kValueDependHead = ", \"valueDependIndex\": ";
 static_assert(kOpHead.find(kSkbListField) != std::string_view::npos);
 
 // The document: JSON values rendered by nlohmann_json, one entry per line; ops in name order.
-std::string render_index(const std::map<std::string_view, OpEntry>& ops) {
-  std::size_t size = 4;
-  for (const auto& [name, op] : ops)
-    for (const auto* list : {&op.static_list, &op.skb_list})
-      for (const auto& e : *list) size += e.entry.size() + e.key.size() + 24;
-  std::string text;
-  text.reserve(size + ops.size() * 128);
-  text = "{";
+void render_index(const std::map<std::string_view, OpEntry>& ops, Rope& text) {
+  text.add("{");
+  bool first = true;
   for (const auto& [name, op] : ops) {
-    text += text.size() == 1 ? "\n " : ",\n ";
-    text += Json(std::string(name)).dump();
-    text += kOpHead;
+    text.add(first ? "\n " : ",\n ");
+    first = false;
+    text.add(text.keep(Json(std::string(name)).dump()));
+    text.add(kOpHead);
     append_list(text, op.skb_list);
-    text += kStaticHead;
+    text.add(kStaticHead);
     append_list(text, op.static_list);
     if (!op.value_depend.empty()) {
-      text += kValueDependHead;
-      text += op.value_depend;
+      text.add(kValueDependHead);
+      text.add(text.keep(op.value_depend));
     }
-    text += "}";
+    text.add("}");
   }
-  text += text.size() == 1 ? "}\n" : "\n}\n";
-  return text;
+  text.add(first ? "}\n" : "\n}\n");
 }
 
 }  // namespace
@@ -145,7 +140,9 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
       if (!listed) op.skb_list.push_back({k->entry, {}});
     }
     for (auto& [name, op] : ops) op.value_depend = value_depend_text(value_depend[name]);
-    out[soc] = render_index(ops);
+    Rope text;
+    render_index(ops, text);
+    out[soc] = text.str();
   }
   return out;
 }
@@ -230,13 +227,6 @@ std::optional<std::vector<WrittenOp>> parse_written(std::string_view text) {
   return ops;
 }
 
-bool is_hex64(std::string_view s) {  // a loop, not find_first_not_of: a call per line of the library
-  if (s.size() != 64) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
-
 // s.rfind(what), a byte compared before the rest (libstdc++'s calls memcmp at every position:
 // a search per line of the library).
 std::size_t last_of(std::string_view s, std::string_view what) {
@@ -252,13 +242,15 @@ std::string_view key_of(std::string_view entry) {
   std::size_t at = last_of(entry, kKeyField);
   if (at == std::string_view::npos) return {};
   std::string_view key = entry.substr(at + kKeyField.size(), 65);
-  return key.size() == 65 && key.back() == '"' && is_hex64(key.substr(0, 64)) ? key.substr(0, 64) : std::string_view();
+  return key.size() == 65 && key.back() == '"' && common::is_sha256_hex(key.substr(0, 64)) ? key.substr(0, 64)
+                                                                                           : std::string_view();
 }
 
 }  // namespace
 
-std::optional<std::string> splice_index(std::string_view old_index, const PackagePieces& fresh,
-                                        const std::string& soc) {
+std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces& fresh, const std::string& soc) {
+  Rope out(std::move(old_text));
+  const std::string_view old_index = out.base();
   // Fresh's kernels as merged_indexes takes them: the last piece of a key wins, and the last
   // kernel that has an opbase key owns it; fresh, installed last, wins over every older one.
   std::map<std::string_view, const IndexPiece*> winners;
@@ -268,7 +260,10 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
     winners[k.key] = &k;
     for (const auto& sk : k.simplified_keys) owner[sk] = k.key;
   }
-  if (winners.empty()) return std::string(old_index);
+  if (winners.empty()) {
+    out.add(old_index);
+    return out;
+  }
   std::optional<std::vector<WrittenOp>> old = parse_written(old_index);
   if (!old) return std::nullopt;
   std::set<std::string, std::less<>> taken;  // fresh's opbase keys, as the index writes them
@@ -286,7 +281,6 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
     bool replaced = false;  // fresh replaces one of its kernels
   };
   std::map<std::string_view, Op> ops;
-  std::deque<std::string> demoted;  // entries of the older kernels that lose their last opbase key
   for (const auto& o : *old) {
     Op& op = ops[o.name];
     op.old_value_depend = o.value_depend;
@@ -324,22 +318,22 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
         kept = true;
       }
       if (!replaced && !kept) {  // every opbase key it had is fresh's now: listed for skb only
-        demoted.push_back(std::string(entry) + "}");
-        op.demoted.push_back({key, {demoted.back(), {}}});
+        op.demoted.push_back({key, {out.keep(std::string(entry) + "}"), {}}});
       }
     }
   }
   for (const auto& [key, k] : winners) {
     Op& op = ops[k->op];
     op.fresh_value_depend.insert(k->value_depend.begin(), k->value_depend.end());
+    const std::string_view entry = out.keep(k->entry);  // the text may outlive fresh's pieces
     bool listed = false;
     for (const auto& sk : k->simplified_keys) {
       auto o = owner.find(sk);
       if (o == owner.end() || o->second != key) continue;
-      op.fresh_static.push_back({key, {k->entry, sk}});
+      op.fresh_static.push_back({key, {entry, sk}});
       listed = true;
     }
-    if (!listed) op.fresh_skb.push_back({key, {k->entry, {}}});
+    if (!listed) op.fresh_skb.push_back({key, {entry, {}}});
   }
 
   auto by_key = [](const Keyed& a, const Keyed& b) { return a.key < b.key; };
@@ -379,7 +373,15 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
       }
     e.value_depend = value_depend_text(positions);
   }
-  return render_index(entries);
+  render_index(entries, out);
+  return out;
+}
+
+std::optional<std::string> splice_index(std::string_view old_index, const PackagePieces& fresh,
+                                        const std::string& soc) {
+  std::optional<Rope> text = splice_index_parts(std::string(old_index), fresh, soc);
+  if (!text) return std::nullopt;
+  return text->str();
 }
 
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

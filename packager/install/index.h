@@ -7,6 +7,7 @@
 
 #include "packager/format/manifest.h"
 #include "packager/install/index_pieces.h"
+#include "packager/install/rope.h"
 
 namespace skb::installer {
 
@@ -39,6 +40,10 @@ std::map<std::string, std::string> merged_indexes(const std::vector<const Packag
 /// tell: a text that is not as merged_indexes writes it, or an op entry whose valueDependIndex may
 /// lose the positions of a kernel that fresh replaces (only that kernel's pieces say which).
 std::optional<std::string> splice_index(std::string_view old_index, const PackagePieces& fresh, const std::string& soc);
+
+/// The same, as parts (rope.h): the old index's lines that stay are runs of its bytes (the rope
+/// keeps them), written out without another copy of the whole index.
+std::optional<Rope> splice_index_parts(std::string old_index, const PackagePieces& fresh, const std::string& soc);
 
 /// The same, of manifests.
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

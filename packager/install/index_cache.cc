@@ -6,31 +6,22 @@
 namespace skb::installer {
 namespace {
 
-constexpr std::string_view kVersionLine = "skb index cache 1\n";
-
-// A package's files by sha256, each at its first path there.
-std::map<std::string_view, std::string_view> first_paths(const PackagePieces& p) {
-  std::map<std::string_view, std::string_view> out;
-  for (const auto& [sha, path] : p.files) out.emplace(sha, path);
-  return out;
-}
-
-void add_line(std::string& out, std::string_view sha, std::string_view package, std::string_view path) {
-  out += sha;
-  out += '\t';
-  if (!package.empty()) {
-    out += package;
-    out += '/';
-  }
-  out += path;
-  out += '\n';
-}
+// Version 1 also listed the installed files by hash (the file store has them now).
+constexpr std::string_view kVersionLine = "skb index cache 2\n";
 
 }  // namespace
 
-std::string index_check(std::string_view text) {
-  return fmt::format("{}:{:08x}:{:08x}", text.size(), libdeflate_crc32(0, text.data(), text.size()),
-                     libdeflate_adler32(1, text.data(), text.size()));
+std::string index_check(std::string_view text) { return index_check(std::vector<std::string_view>{text}); }
+
+std::string index_check(const std::vector<std::string_view>& parts) {
+  std::size_t size = 0;
+  std::uint32_t crc = 0, adler = 1;
+  for (std::string_view p : parts) {
+    size += p.size();
+    crc = libdeflate_crc32(crc, p.data(), p.size());
+    adler = libdeflate_adler32(adler, p.data(), p.size());
+  }
+  return fmt::format("{}:{:08x}:{:08x}", size, crc, adler);
 }
 
 std::string index_cache_text(const IndexCache& cache) {
@@ -39,8 +30,6 @@ std::string index_cache_text(const IndexCache& cache) {
   for (std::size_t i = 0; i < cache.order.size(); ++i) out += (i ? "," : "") + cache.order[i];
   out += '\n';
   for (const auto& [soc, check] : cache.indexes) out += fmt::format("index\t{}\t{}\n", soc, check);
-  out += "files\n";
-  out += cache.files;
   out += fmt::format("end\t{}\n", index_check(out));
   return out;
 }
@@ -75,42 +64,8 @@ std::optional<IndexCache> parse_index_cache(std::string_view text) {
     if (tab == std::string_view::npos) return std::nullopt;
     c.indexes.emplace(l.substr(6, tab - 6), l.substr(tab + 1));
   }
-  if (l != "files") return std::nullopt;
-  c.files = body.substr(at);
-  // Each line a sha256 and a path, in sha256 order, each sha256 once.
-  std::string_view files = c.files, previous;
-  for (std::size_t start = 0, end; start < files.size(); start = end + 1) {
-    end = files.find('\n', start);
-    std::string_view sha = files.substr(start, 64);
-    // (Its bytes are checked: a line is only looked at, not its sha256's every digit.)
-    if (end == std::string_view::npos || end - start < 66 || files[start + 64] != '\t' || !(previous < sha))
-      return std::nullopt;
-    previous = sha;
-  }
+  if (at != body.size() || !l.empty()) return std::nullopt;
   return c;
-}
-
-std::string cached_files(const std::vector<const PackagePieces*>& oldest_first) {
-  std::map<std::string_view, std::pair<std::string_view, std::string_view>> holder;  // sha: package, path
-  for (const auto* p : oldest_first)
-    for (const auto& [sha, path] : first_paths(*p)) holder[sha] = {p->package, path};
-  std::string out;
-  for (const auto& [sha, where] : holder) add_line(out, sha, where.first, where.second);
-  return out;
-}
-
-std::string cached_files_with(std::string_view files, const PackagePieces& fresh) {
-  std::map<std::string_view, std::string_view> mine = first_paths(fresh);
-  std::string out;
-  out.reserve(files.size() + mine.size() * (fresh.package.size() + 128));
-  auto next = mine.begin();
-  for_each_cached_file(files, [&](std::string_view sha, std::string_view path) {
-    for (; next != mine.end() && next->first < sha; ++next) add_line(out, next->first, fresh.package, next->second);
-    if (next != mine.end() && next->first == sha) return;  // fresh holds it now
-    add_line(out, sha, {}, path);
-  });
-  for (; next != mine.end(); ++next) add_line(out, next->first, fresh.package, next->second);
-  return out;
 }
 
 }  // namespace skb::installer

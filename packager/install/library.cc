@@ -115,7 +115,7 @@ fs::path default_library_root() {
 }
 
 Library::Library(const fs::path& root, const common::Diag& diag)
-    : root_(fs::absolute(root).lexically_normal()), diag_(diag) {}
+    : root_(fs::absolute(root).lexically_normal()), store_(root_ / FileStore::kFolderName), diag_(diag) {}
 
 fs::path Library::lock_file() const { return root_.parent_path() / ("." + root_.filename().string() + ".lock"); }
 
@@ -166,6 +166,7 @@ void Library::remove_leftovers() {
   for (fs::path& p : leftover_files()) left.push_back(std::move(p));
   if (left.empty()) return;
   for (const fs::path& p : left) remove_tree(p);
+  store_.sweep();  // the names a killed install gave its staged files
   diag_.note(fmt::format("removed {} temporary file{} and folder{} that an interrupted run left ({}{})", left.size(),
                          left.size() > 1 ? "s" : "", left.size() > 1 ? "s" : "", left.front().string(),
                          left.size() > 1 ? ", ..." : ""));
@@ -277,17 +278,16 @@ const IndexCache* Library::index_cache(const std::vector<std::string>& order) {
 }
 
 InstalledFiles Library::installed_files(const packager::Manifest& m, bool from_pieces) {
-  std::unordered_set<std::string_view> wanted;
-  for (const auto& f : m.files) wanted.insert(f.sha256);
   InstalledFiles files;
-  std::vector<std::string> order = read_order();
-  if (const IndexCache* cache = from_pieces ? nullptr : index_cache(order)) {
-    for_each_cached_file(cache->files, [&](std::string_view sha, std::string_view path) {
-      if (wanted.count(sha) && packager::is_safe_relative_path(path)) files.emplace(sha, root_ / path);
-    });
+  if (!from_pieces && store_.exists()) {
+    for (const auto& f : m.files)
+      if (!files.count(f.sha256))
+        if (std::optional<fs::path> p = store_.find(f.sha256)) files.emplace(f.sha256, std::move(*p));
     return files;
   }
-  for (const auto& p : order) {
+  std::unordered_set<std::string_view> wanted;
+  for (const auto& f : m.files) wanted.insert(f.sha256);
+  for (const auto& p : read_order()) {
     try {
       for (const auto& [sha, path] : installed_pieces(p).files)
         if (wanted.count(sha) && !files.count(sha)) files.emplace(sha, root_ / p / path);
@@ -299,21 +299,41 @@ InstalledFiles Library::installed_files(const packager::Manifest& m, bool from_p
   return files;
 }
 
+void Library::name_files(const PackagePieces& fresh, const fs::path& staging) {
+  const bool had_store = store_.exists();
+  store_.make();
+  if (!had_store) {  // a library an older skb made: its packages' files first, the oldest first
+    std::vector<std::string> order = read_order();
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const PackagePieces* p = nullptr;
+      try {
+        p = &installed_pieces(*it);
+      } catch (const common::IoError&) {
+        throw;
+      } catch (const std::exception&) {  // a damaged package: its files are found by nobody
+        continue;
+      }
+      for (const auto& [sha, path] : p->files) store_.add(root_ / *it / path, sha);
+    }
+  }
+  for (const auto& [sha, path] : fresh.files) store_.add(staging / path, sha);
+}
+
 void Library::write_journal(const std::string& op, const std::string& package) {
   common::write_atomic(root_ / "config" / "transaction.json", Json({{"op", op}, {"package", package}}).dump() + "\n");
 }
 
 void Library::clear_journal() { common::remove_file(root_ / "config" / "transaction.json"); }
 
-std::optional<std::map<std::string, std::string>> Library::spliced_indexes(const std::vector<std::string>& newest_first,
-                                                                           const PackagePieces& fresh,
-                                                                           const std::vector<std::string>& socs,
-                                                                           IndexCache& next) {
+std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::vector<std::string>& newest_first,
+                                                                    const PackagePieces& fresh,
+                                                                    const std::vector<std::string>& socs,
+                                                                    IndexCache& next) {
   // The cache must be of the packages before fresh, in the same order.
   if (newest_first.empty() || newest_first.front() != fresh.package) return std::nullopt;
   const IndexCache* cache = index_cache(std::vector<std::string>(newest_first.begin() + 1, newest_first.end()));
   if (!cache) return std::nullopt;
-  std::map<std::string, std::string> out;
+  std::map<std::string, Rope> out;
   for (const auto& [soc, check] : cache->indexes)
     if (std::find(socs.begin(), socs.end(), soc) == socs.end()) return std::nullopt;  // a soc folder went
   for (const std::string& soc : socs) {
@@ -326,13 +346,13 @@ std::optional<std::map<std::string, std::string>> Library::spliced_indexes(const
     auto known = cache->indexes.find(soc);
     if (known == cache->indexes.end() ? old.has_value() : !old || index_check(*old) != known->second)
       return std::nullopt;  // not the index the cache was written with
-    std::optional<std::string> text = splice_index(old ? *old : "{}\n", fresh, soc);
+    const bool had = old.has_value();
+    std::optional<Rope> text = splice_index_parts(had ? std::move(*old) : std::string("{}\n"), fresh, soc);
     if (!text) return std::nullopt;
-    next.indexes[soc] = index_check(*text);
-    if (!old || *text != *old) out[soc] = std::move(*text);  // only what changes is written
+    next.indexes[soc] = index_check(text->parts());
+    if (!had || !text->equals(text->base())) out.emplace(soc, std::move(*text));  // only what changes is written
   }
   next.order = newest_first;
-  next.files = cached_files_with(cache->files, fresh);
   return out;
 }
 
@@ -341,20 +361,21 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   std::vector<std::string> both = newest_first;
+  std::unordered_set<std::string_view> listed(newest_first.begin(), newest_first.end());  // not a search a package
   for (const auto& p : read_order())
-    if (std::find(both.begin(), both.end(), p) == both.end()) both.push_back(p);
+    if (!listed.count(p)) both.push_back(p);
   common::write_if_changed(root_ / "config.ini", config_ini(both));
   std::vector<std::string> socs = soc_folders();
   // An install: fresh's entries spliced into the indexes as they are, when the cache says which
   // packages they merge. Else merged from every package's pieces.
   IndexCache next;
-  std::optional<std::map<std::string, std::string>> spliced;
+  std::optional<std::map<std::string, Rope>> spliced;
   if (fresh) spliced = spliced_indexes(newest_first, *fresh, socs, next);
   cache_.reset();  // what publish writes from here on is what it will know
   if (spliced) {
     for (const auto& [soc, text] : *spliced) {
       common::ensure_real_dir(root_ / "config" / soc);
-      common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
+      common::write_atomic(root_ / "config" / soc / "binary_info_config.json", text.parts());
     }
   } else {
     merge_and_write(newest_first, fresh, fresh_index, socs, next);
@@ -392,7 +413,6 @@ void Library::merge_and_write(const std::vector<std::string>& newest_first, cons
     next.indexes[soc] = index_check(text);
   }
   next.order = newest_first;
-  next.files = cached_files(pieces);
 }
 
 void Library::finish_publish(const std::vector<std::string>& newest_first) {
@@ -428,13 +448,14 @@ void Library::recover() {
     }
     publish(order);
     if (op == "uninstall" && packager::is_package_name(package)) remove_tree(root_ / package);  // no index lists it now
+    store_.sweep();
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
   }
   remove_leftovers();
 }
 
-void Library::remove_package_locked(const std::string& package) {
+void Library::remove_package_locked(const std::string& package, bool sweep) {
   manifests_.erase(package);
   pieces_.erase(package);
   std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
@@ -446,6 +467,7 @@ void Library::remove_package_locked(const std::string& package) {
   if (::rename((root_ / package).c_str(), trash.c_str()) != 0 && errno != ENOENT)
     throw common::IoError(fmt::format("{}: cannot remove: {}", (root_ / package).string(), std::strerror(errno)));
   remove_tree(trash);
+  if (sweep) store_.sweep();  // before the journal goes: a run killed first leaves it to the next
   clear_journal();
 }
 
@@ -571,6 +593,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   try {
     read_payload(payload, staging, pm, &installed);
     link_base_files(from_base, installed, staging);
+    name_files(pieces, staging);
     staged = rendering.get();
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
@@ -584,6 +607,10 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     }
   } catch (...) {
     remove_tree_after_failure(staging);
+    try {  // the names it made: the next run sweeps them with its leftovers when this cannot
+      store_.sweep();
+    } catch (const std::exception&) {
+    }
     throw;
   }
   try {
@@ -628,7 +655,8 @@ void Library::uninstall_all(const LibraryOptions& o) {
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (!lock) return;  // no library was ever made here
   recover();
-  for (const auto& p : read_order()) remove_package_locked(p);
+  for (const auto& p : read_order()) remove_package_locked(p, false);
+  store_.sweep();
   remove_root_if_empty();
 }
 

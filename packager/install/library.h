@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "common/diag.h"
+#include "packager/install/file_store.h"
 #include "packager/install/index_cache.h"
 #include "packager/install/index_pieces.h"
 #include "packager/install/payload_reader.h"
+#include "packager/install/rope.h"
 
 namespace skb::installer {
 
@@ -21,7 +23,7 @@ struct LibraryOptions {
 
 /// An operator library in CANN's layout, the folder opbase reads (<opp>/static_kernel/ai_core):
 ///   config.ini, version.info, uninstall.sh, index_cache.txt, bin/skb-install,
-///   config/<soc>/binary_info_config.json,
+///   config/<soc>/binary_info_config.json, .by_sha256/<sha256> (file_store.h),
 ///   <package>/{manifest.json, uninstall.sh, index_pieces.gz, <soc>/<Op>/<kernel files>}.
 /// The lock is beside it, <opp>/static_kernel/.ai_core.lock, so that removing ai_core/ when its
 /// last package goes never removes the lock other installers wait on.
@@ -89,7 +91,12 @@ class Library {
   void finish_publish(const std::vector<std::string>& newest_first);
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
-  void remove_package_locked(const std::string& package);
+  /// `sweep`: whether the file store then drops the names of files no package holds any more
+  /// (not when every package goes, and ai_core/ with them).
+  void remove_package_locked(const std::string& package, bool sweep = true);
+  /// Names the files of a package being staged in the file store (file_store.h); in a library
+  /// without one (made by an older skb), every installed package's files first.
+  void name_files(const PackagePieces& fresh, const std::filesystem::path& staging);
   void write_journal(const std::string& op, const std::string& package);
   // An installed package's manifest, parsed once per run (a package's files never change while
   // it is installed; removing it forgets it). Throws when it is damaged.
@@ -100,7 +107,7 @@ class Library {
   const PackagePieces& installed_pieces(const std::string& package);
   // The installed files that hold one of m's files' bytes, by sha256: what m's files link to
   // (only those: a path is made for each file found, not for the library's every file). From the
-  // index cache when it is today's (`from_pieces` false), else from every package's pieces.
+  // file store when there is one (`from_pieces` false), else from every package's pieces.
   InstalledFiles installed_files(const packager::Manifest& m, bool from_pieces = false);
   // The library's index cache (index_cache.h), read once per run and kept as publish writes it;
   // null when it is missing, damaged, or not of `order` (newest first).
@@ -108,10 +115,9 @@ class Library {
   // The merged indexes of `newest_first`, fresh's entries spliced into the indexes the cache
   // names (every soc's, those without a change as they are); nullopt when the cache or an index
   // is not what that needs. `next` gets the cache of the result.
-  std::optional<std::map<std::string, std::string>> spliced_indexes(const std::vector<std::string>& newest_first,
-                                                                    const PackagePieces& fresh,
-                                                                    const std::vector<std::string>& socs,
-                                                                    IndexCache& next);
+  std::optional<std::map<std::string, Rope>> spliced_indexes(const std::vector<std::string>& newest_first,
+                                                             const PackagePieces& fresh,
+                                                             const std::vector<std::string>& socs, IndexCache& next);
   // A delta package's files from its base: each held by the library and hashing to its sha256,
   // or BaseMissingError naming what is missing (before anything is written).
   void check_base_files(const packager::Manifest& m, const std::vector<const packager::PackageFile*>& files,
@@ -122,6 +128,7 @@ class Library {
   void clear_journal();
 
   std::filesystem::path root_;
+  FileStore store_;
   std::map<std::string, packager::Manifest> manifests_;  // installed_manifest's
   std::map<std::string, PackagePieces> pieces_;          // installed_pieces'
   std::optional<IndexCache> cache_;                      // index_cache's

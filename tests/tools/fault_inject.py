@@ -149,7 +149,9 @@ def fresh_copy(sc, work, name):
     lib = sc.get("at") or os.path.join(work, name)
     if os.path.exists(lib):
         shutil.rmtree(lib)
-    shutil.copytree(sc["state"], lib, symlinks=True)
+    # cp -a, not shutil.copytree: the library's hard links (its shared kernels, its file store's
+    # names) are part of its state, and a copy that splits them is another library.
+    subprocess.run(["cp", "-a", sc["state"], lib], check=True)
     return lib
 
 

@@ -51,6 +51,21 @@ TEST(ReadFile, WhatIsThereButCannotBeReadIsAnIoErrorNeverNothing) {
   }
 }
 
+// A text in parts, more of them than one writev takes (IOV_MAX), empty ones among them, is
+// written whole and in order.
+TEST(WriteAtomic, WritesATextInPartsWhole) {
+  auto dir = test::scratch_dir();
+  std::vector<std::string> texts;
+  for (int i = 0; i < 3000; ++i) texts.push_back(i % 7 == 0 ? std::string() : std::to_string(i) + ",");
+  std::vector<std::string_view> parts(texts.begin(), texts.end());
+  std::string whole;
+  for (const auto& t : texts) whole += t;
+  write_atomic(dir / "parts", parts);
+  EXPECT_EQ(read_file(dir / "parts"), whole);
+  write_atomic(dir / "none", std::vector<std::string_view>{});
+  EXPECT_EQ(read_file(dir / "none"), "");
+}
+
 TEST(PathExists, FalseOnlyWhenNothingIsThere) {
   auto dir = test::scratch_dir();
   test::write_text(dir / "file", "x");
