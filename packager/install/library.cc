@@ -1,5 +1,6 @@
 #include "packager/install/library.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -87,6 +88,27 @@ std::vector<const packager::PackageFile*> base_files(const packager::Manifest& m
   for (const auto& f : m.files)
     if (!f.carried) from_base.push_back(&f);
   return from_base;
+}
+
+// The names of the folders in `dir` (symlinks are not folders): one read of the folder, with a
+// stat only where the filesystem does not say an entry's type. IoError when it cannot be read.
+std::unordered_set<std::string> folders_in(const fs::path& dir) {
+  std::unordered_set<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) throw common::IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(errno)));
+  for (;;) {
+    errno = 0;
+    const struct dirent* e = ::readdir(d);
+    if (!e) break;
+    struct stat st;
+    if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN &&
+                                ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
+      out.emplace(e->d_name);
+  }
+  int e = errno;
+  ::closedir(d);
+  if (e != 0) throw common::IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(e)));
+  return out;
 }
 
 // The deepest folder of `path` that exists (path itself when it does).
@@ -184,26 +206,15 @@ std::vector<std::string> Library::read_order() const {
   // Missing: no package is installed. Unreadable: an IoError, never "none".
   std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
   if (!text) return {};
-  // An install reads the order three times: with 400 packages, 1,200 looks at manifests. The text
-  // is the key: this run removes a package only after config.ini has stopped listing it.
+  // An install reads the order three times, and lists ai_core/ once. The text is the key: this
+  // run removes a package only after config.ini has stopped listing it.
   if (order_ && order_->first == *text) return order_->second;
   std::vector<std::string> order = parse_config_ini(*text);
-  // Looked up from the library's folder: a few path components a package rather than the whole
-  // path, 400 times over.
-  int dir = ::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) throw common::IoError(fmt::format("{}: cannot open: {}", root_.string(), std::strerror(errno)));
-  auto installed = [&](const std::string& p) {
-    struct stat st;
-    std::string manifest = p + "/" + packager::kManifestName;
-    if (::fstatat(dir, manifest.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) return S_ISREG(st.st_mode);
-    if (errno == ENOENT) return false;
-    int e = errno;
-    ::close(dir);
-    throw common::IoError(fmt::format("{}: cannot stat: {}", (root_ / manifest).string(), std::strerror(e)));
-  };
-  order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return !installed(p); }),
+  // A package's folder only ever appears whole, renamed from its staging folder with its manifest
+  // in it: the folder says it is installed. One read of ai_core/, not a look per package.
+  std::unordered_set<std::string> folders = folders_in(root_);
+  order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return !folders.count(p); }),
               order.end());
-  ::close(dir);
   order_.emplace(std::move(*text), order);
   return order;
 }

@@ -73,9 +73,8 @@ class Library {
   void remove_root_if_empty();
   std::filesystem::path lock_file() const;
   void recover();
-  /// The packages config.ini lists whose manifest is on disk, newest first. config.ini is read
-  /// each time (a read error is an IoError, never "none"); the manifests are looked for once per
-  /// text of it under the lock.
+  /// The packages config.ini lists whose folder is there, newest first. config.ini is read each
+  /// time (a read error is an IoError, never "none"); ai_core/ is listed once per text of it.
   std::vector<std::string> read_order() const;
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
