@@ -239,6 +239,18 @@ std::size_t last_of(std::string_view s, std::string_view what) {
 // The skb key of an entry's text: its last "skbKey" (the entry's own, after launch's fields);
 // empty when it has none.
 std::string_view key_of(std::string_view entry) {
+  // As skb writes an entry (fields in name order), "variant" ends it and "skbKey" is just before:
+  // looked for there first, a few bytes from the end, rather than searched for.
+  constexpr std::string_view kVariant = ",\"variant\":\"";
+  std::string_view e = entry.substr(0, entry.size() - (!entry.empty() && entry.back() == '}'));
+  std::size_t v = last_of(e.substr(e.size() - std::min<std::size_t>(e.size(), 24)), kVariant);
+  if (v != std::string_view::npos) {
+    v += e.size() - std::min<std::size_t>(e.size(), 24);
+    std::size_t start = v - std::min(v, kKeyField.size() + 65);
+    if (v >= kKeyField.size() + 65 && e.substr(start, kKeyField.size()) == kKeyField && e[v - 1] == '"' &&
+        common::is_sha256_hex(e.substr(v - 65, 64)))
+      return e.substr(v - 65, 64);
+  }
   std::size_t at = last_of(entry, kKeyField);
   if (at == std::string_view::npos) return {};
   std::string_view key = entry.substr(at + kKeyField.size(), 65);
@@ -266,8 +278,12 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
   }
   std::optional<std::vector<WrittenOp>> old = parse_written(old_index);
   if (!old) return std::nullopt;
-  std::set<std::string, std::less<>> taken;  // fresh's opbase keys, as the index writes them
-  for (const auto& [sk, key] : owner) taken.insert(Json(std::string(sk)).dump());
+  // Looked up once a line of the old index: hash sets, not ordered ones.
+  std::unordered_set<std::string_view> replacing;  // fresh's skb keys
+  for (const auto& [key, k] : winners) replacing.insert(key);
+  std::vector<std::string> written;  // fresh's opbase keys, as the index writes them
+  for (const auto& [sk, key] : owner) written.push_back(Json(std::string(sk)).dump());
+  std::unordered_set<std::string_view> taken(written.begin(), written.end());
 
   // Each op's lines, by skb key: the old index's that stay, then fresh's.
   struct Keyed {
@@ -291,7 +307,7 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
       std::string_view key = key_of(l);
       if (key.empty() || key <= last) return std::nullopt;
       last = key;
-      if (winners.count(key))
+      if (replacing.count(key))
         op.replaced = true;
       else
         op.skb_list.push_back({key, {l, {}}});
@@ -307,7 +323,7 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
       std::string_view key = key_of(entry);
       if (key.empty() || key <= last) return std::nullopt;
       last = key;
-      bool replaced = winners.count(key) > 0, kept = false;
+      bool replaced = replacing.count(key) > 0, kept = false;
       op.replaced |= replaced;
       for (; i < o.static_list.size(); ++i) {
         std::string_view l = o.static_list[i];
