@@ -1,6 +1,7 @@
 #include "packager/install/index.h"
 
 #include <algorithm>
+#include <cstring>
 #include <set>
 #include <string_view>
 #include <unordered_map>
@@ -398,6 +399,34 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
   std::optional<Rope> text = splice_index_parts(std::string(old_index), fresh, soc);
   if (!text) return std::nullopt;
   return text->str();
+}
+
+std::unordered_map<std::string, std::string> listed_bins(std::string_view index,
+                                                         const std::unordered_set<std::string_view>& keys) {
+  constexpr std::string_view kBin = "\"binPath\":\"";
+  std::unordered_map<std::string, std::string> out;
+  for (std::size_t start = 0, end; start < index.size() && out.size() < keys.size(); start = end + 1) {
+    end = std::min(index.find('\n', start), index.size());
+    std::string_view line = index.substr(start, end - start);
+    if (line.substr(0, 3) != "  {") continue;  // an entry's line
+    // Its own skb key: the last "skbKey" (after launch's fields), found from the end by its 'K',
+    // which only a few names have ("simplifiedKey" after it).
+    std::string_view key;
+    for (std::size_t k = line.size(); k > 0;) {
+      const void* at = ::memrchr(line.data(), 'K', k);
+      if (!at) break;
+      k = static_cast<std::size_t>(static_cast<const char*>(at) - line.data());
+      if (k >= 4 && line.compare(k - 4, kKeyField.size(), kKeyField) == 0) {
+        key = line.substr(k - 4 + kKeyField.size(), 64);
+        break;
+      }
+    }
+    if (!common::is_sha256_hex(key) || !keys.count(key) || out.count(std::string(key))) continue;
+    std::size_t bin = line.find(kBin);
+    std::size_t close = bin == std::string_view::npos ? bin : line.find('"', bin + kBin.size());
+    if (close != std::string_view::npos) out.emplace(key, line.substr(bin + kBin.size(), close - bin - kBin.size()));
+  }
+  return out;
 }
 
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

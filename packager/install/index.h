@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "packager/format/manifest.h"
@@ -44,6 +46,12 @@ std::optional<std::string> splice_index(std::string_view old_index, const Packag
 /// The same, as parts (rope.h): the old index's lines that stay are runs of its bytes (the rope
 /// keeps them), written out without another copy of the whole index.
 std::optional<Rope> splice_index_parts(std::string old_index, const PackagePieces& fresh, const std::string& soc);
+
+/// The binPath (relative to ai_core/) of each of `keys` that an index merged_indexes wrote lists,
+/// by skb key; a key it does not list has none, and a line that is not as skb writes it is passed
+/// over. What a new package's files that the library holds already are linked to.
+std::unordered_map<std::string, std::string> listed_bins(std::string_view index,
+                                                         const std::unordered_set<std::string_view>& keys);
 
 /// The same, of manifests.
 std::map<std::string, std::string> merged_indexes(const std::vector<packager::Manifest>& oldest_first,

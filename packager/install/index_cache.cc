@@ -6,7 +6,7 @@
 namespace skb::installer {
 namespace {
 
-// Version 1 also listed the installed files by hash (the file store has them now).
+// Version 1 also listed the installed files by hash (an install finds them through the index now).
 constexpr std::string_view kVersionLine = "skb index cache 2\n";
 
 }  // namespace

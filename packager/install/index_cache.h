@@ -14,7 +14,7 @@ namespace skb::installer {
 /// after the indexes on every change, under the lock; an install uses it only when the order is
 /// today's and each index still has the bytes it names, else it merges every package's pieces as
 /// before (and writes it anew): a missing, damaged or outdated cache costs time, never a wrong
-/// index. (Which installed file holds a file's bytes is the file store's: file_store.h.)
+/// index. (The installed files a new package links to are found through the index: listed_bins.)
 struct IndexCache {
   std::vector<std::string> order;              // newest first, as config.ini lists them
   std::map<std::string, std::string> indexes;  // soc: index_check of its merged index

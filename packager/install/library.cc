@@ -137,7 +137,7 @@ fs::path default_library_root() {
 }
 
 Library::Library(const fs::path& root, const common::Diag& diag)
-    : root_(fs::absolute(root).lexically_normal()), store_(root_ / FileStore::kFolderName), diag_(diag) {}
+    : root_(fs::absolute(root).lexically_normal()), diag_(diag) {}
 
 fs::path Library::lock_file() const { return root_.parent_path() / ("." + root_.filename().string() + ".lock"); }
 
@@ -188,7 +188,6 @@ void Library::remove_leftovers() {
   for (fs::path& p : leftover_files()) left.push_back(std::move(p));
   if (left.empty()) return;
   for (const fs::path& p : left) remove_tree(p);
-  store_.sweep();  // the names a killed install gave its staged files
   diag_.note(fmt::format("removed {} temporary file{} and folder{} that an interrupted run left ({}{})", left.size(),
                          left.size() > 1 ? "s" : "", left.size() > 1 ? "s" : "", left.front().string(),
                          left.size() > 1 ? ", ..." : ""));
@@ -290,10 +289,31 @@ const IndexCache* Library::index_cache(const std::vector<std::string>& order) {
 
 InstalledFiles Library::installed_files(const packager::Manifest& m, bool from_pieces) {
   InstalledFiles files;
-  if (!from_pieces && store_.exists()) {
-    for (const auto& f : m.files)
-      if (!files.count(f.sha256))
-        if (std::optional<fs::path> p = store_.find(f.sha256)) files.emplace(f.sha256, std::move(*p));
+  if (!from_pieces) {
+    // The kernels of m that the merged index lists already: each file of one is looked for under
+    // its name beside the listed kernel's binary (its bytes are checked before it is linked to).
+    std::unordered_set<std::string_view> keys;
+    for (const auto& k : m.kernels) keys.insert(k.key);
+    const std::string* text = merged_index(m.soc);
+    if (!text) return files;
+    std::unordered_map<std::string, std::string> bins = listed_bins(*text, keys);
+    auto stem = [](std::string_view path) {  // the path up to its file name's first dot
+      std::size_t slash = path.rfind('/');
+      std::size_t dot = path.find('.', slash == std::string_view::npos ? 0 : slash);
+      return path.substr(0, dot);
+    };
+    std::unordered_map<std::string_view, std::string_view> listed_stem;  // m's kernel: the listed one's
+    for (const auto& k : m.kernels) {
+      auto it = bins.find(k.key);
+      if (it != bins.end() && packager::is_safe_relative_path(it->second))
+        listed_stem.emplace(stem(k.bin), stem(it->second));
+    }
+    for (const auto& f : m.files) {
+      std::string_view own = stem(f.path);
+      auto it = listed_stem.find(own);
+      if (it != listed_stem.end() && !files.count(f.sha256))
+        files.emplace(f.sha256, root_ / (std::string(it->second) + f.path.substr(own.size())));
+    }
     return files;
   }
   std::unordered_set<std::string_view> wanted;
@@ -310,24 +330,17 @@ InstalledFiles Library::installed_files(const packager::Manifest& m, bool from_p
   return files;
 }
 
-void Library::name_files(const PackagePieces& fresh, const fs::path& staging) {
-  const bool had_store = store_.exists();
-  store_.make();
-  if (!had_store) {  // a library an older skb made: its packages' files first, the oldest first
-    std::vector<std::string> order = read_order();
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-      const PackagePieces* p = nullptr;
-      try {
-        p = &installed_pieces(*it);
-      } catch (const common::IoError&) {
-        throw;
-      } catch (const std::exception&) {  // a damaged package: its files are found by nobody
-        continue;
-      }
-      for (const auto& [sha, path] : p->files) store_.add(root_ / *it / path, sha);
+const std::string* Library::merged_index(const std::string& soc) {
+  auto it = merged_index_.find(soc);
+  if (it == merged_index_.end()) {
+    std::optional<std::string> text;
+    try {  // unreadable: no file is found there (and the index is merged from the pieces)
+      text = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
+    } catch (const std::exception&) {
     }
+    it = merged_index_.emplace(soc, std::move(text)).first;
   }
-  for (const auto& [sha, path] : fresh.files) store_.add(staging / path, sha);
+  return it->second ? &*it->second : nullptr;
 }
 
 void Library::write_journal(const std::string& op, const std::string& package) {
@@ -349,10 +362,15 @@ std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::v
     if (std::find(socs.begin(), socs.end(), soc) == socs.end()) return std::nullopt;  // a soc folder went
   for (const std::string& soc : socs) {
     std::optional<std::string> old;
-    try {  // unreadable: merged from the pieces
-      old = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
-    } catch (const std::exception&) {
-      return std::nullopt;
+    if (auto read = merged_index_.find(soc); read != merged_index_.end() && read->second) {
+      old = std::move(read->second);  // read by installed_files under this lock, and unchanged since
+      merged_index_.erase(read);
+    } else {
+      try {  // unreadable: merged from the pieces
+        old = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
     }
     auto known = cache->indexes.find(soc);
     if (known == cache->indexes.end() ? old.has_value() : !old || index_check(*old) != known->second)
@@ -383,6 +401,7 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   std::optional<std::map<std::string, Rope>> spliced;
   if (fresh) spliced = spliced_indexes(newest_first, *fresh, socs, next);
   cache_.reset();  // what publish writes from here on is what it will know
+  merged_index_.clear();
   if (spliced) {
     for (const auto& [soc, text] : *spliced) {
       common::ensure_real_dir(root_ / "config" / soc);
@@ -459,14 +478,13 @@ void Library::recover() {
     }
     publish(order);
     if (op == "uninstall" && packager::is_package_name(package)) remove_tree(root_ / package);  // no index lists it now
-    store_.sweep();
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
   }
   remove_leftovers();
 }
 
-void Library::remove_package_locked(const std::string& package, bool sweep) {
+void Library::remove_package_locked(const std::string& package) {
   manifests_.erase(package);
   pieces_.erase(package);
   std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
@@ -478,7 +496,6 @@ void Library::remove_package_locked(const std::string& package, bool sweep) {
   if (::rename((root_ / package).c_str(), trash.c_str()) != 0 && errno != ENOENT)
     throw common::IoError(fmt::format("{}: cannot remove: {}", (root_ / package).string(), std::strerror(errno)));
   remove_tree(trash);
-  if (sweep) store_.sweep();  // before the journal goes: a run killed first leaves it to the next
   clear_journal();
 }
 
@@ -604,7 +621,6 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   try {
     read_payload(payload, staging, pm, &installed);
     link_base_files(from_base, installed, staging);
-    name_files(pieces, staging);
     staged = rendering.get();
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
@@ -618,10 +634,6 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     }
   } catch (...) {
     remove_tree_after_failure(staging);
-    try {  // the names it made: the next run sweeps them with its leftovers when this cannot
-      store_.sweep();
-    } catch (const std::exception&) {
-    }
     throw;
   }
   try {
@@ -666,8 +678,7 @@ void Library::uninstall_all(const LibraryOptions& o) {
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (!lock) return;  // no library was ever made here
   recover();
-  for (const auto& p : read_order()) remove_package_locked(p, false);
-  store_.sweep();
+  for (const auto& p : read_order()) remove_package_locked(p);
   remove_root_if_empty();
 }
 

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "common/diag.h"
-#include "packager/install/file_store.h"
 #include "packager/install/index_cache.h"
 #include "packager/install/index_pieces.h"
 #include "packager/install/payload_reader.h"
@@ -23,7 +22,7 @@ struct LibraryOptions {
 
 /// An operator library in CANN's layout, the folder opbase reads (<opp>/static_kernel/ai_core):
 ///   config.ini, version.info, uninstall.sh, index_cache.txt, bin/skb-install,
-///   config/<soc>/binary_info_config.json, .by_sha256/<sha256> (file_store.h),
+///   config/<soc>/binary_info_config.json,
 ///   <package>/{manifest.json, uninstall.sh, index_pieces.gz, <soc>/<Op>/<kernel files>}.
 /// The lock is beside it, <opp>/static_kernel/.ai_core.lock, so that removing ai_core/ when its
 /// last package goes never removes the lock other installers wait on.
@@ -90,12 +89,7 @@ class Library {
   void finish_publish(const std::vector<std::string>& newest_first);
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
-  /// `sweep`: whether the file store then drops the names of files no package holds any more
-  /// (not when every package goes, and ai_core/ with them).
-  void remove_package_locked(const std::string& package, bool sweep = true);
-  /// Names the files of a package being staged in the file store (file_store.h); in a library
-  /// without one (made by an older skb), every installed package's files first.
-  void name_files(const PackagePieces& fresh, const std::filesystem::path& staging);
+  void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   // An installed package's manifest, parsed once per run (a package's files never change while
   // it is installed; removing it forgets it). Throws when it is damaged.
@@ -104,10 +98,14 @@ class Library {
   // it, or rendered from its manifest when that file is missing or damaged (a package installed by
   // an older skb). Throws when the manifest is damaged too.
   const PackagePieces& installed_pieces(const std::string& package);
-  // The installed files that hold one of m's files' bytes, by sha256: what m's files link to
-  // (only those: a path is made for each file found, not for the library's every file). From the
-  // file store when there is one (`from_pieces` false), else from every package's pieces.
+  // The installed files that may hold one of m's files' bytes, by sha256: what m's files link to
+  // once their bytes are checked. From the merged index (`from_pieces` false): the files of m's
+  // kernels that it lists, beside the listed binary under the same names; else from every
+  // package's pieces (every installed file, by its bytes).
   InstalledFiles installed_files(const packager::Manifest& m, bool from_pieces = false);
+  // The text of a soc's merged index, read once under the lock (installed_files reads it, and
+  // spliced_indexes takes it); null when there is none or it cannot be read.
+  const std::string* merged_index(const std::string& soc);
   // The library's index cache (index_cache.h), read once per run and kept as publish writes it;
   // null when it is missing, damaged, or not of `order` (newest first).
   const IndexCache* index_cache(const std::vector<std::string>& order);
@@ -127,10 +125,10 @@ class Library {
   void clear_journal();
 
   std::filesystem::path root_;
-  FileStore store_;
-  std::map<std::string, packager::Manifest> manifests_;  // installed_manifest's
-  std::map<std::string, PackagePieces> pieces_;          // installed_pieces'
-  std::optional<IndexCache> cache_;                      // index_cache's
+  std::map<std::string, std::optional<std::string>> merged_index_;  // merged_index's
+  std::map<std::string, packager::Manifest> manifests_;             // installed_manifest's
+  std::map<std::string, PackagePieces> pieces_;                     // installed_pieces'
+  std::optional<IndexCache> cache_;                                 // index_cache's
   bool cache_read_ = false;
   // read_order's: the text of config.ini it read last, and its answer.
   mutable std::optional<std::pair<std::string, std::vector<std::string>>> order_;

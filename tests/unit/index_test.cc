@@ -258,6 +258,23 @@ TEST(Index, SplicingKeepsTheOldLinesAsRunsOfTheirBytes) {
   EXPECT_LT(text->parts().size() * 4, lines) << text->parts().size() << " parts, " << lines << " lines";
 }
 
+// The binaries an index lists for the keys asked about: a kernel's with one entry or several (a
+// staticList line per opbase key), one listed for skb only (skbList), none for a key not listed.
+TEST(Index, ListedBinsAreTheBinPathsOfTheKeysAskedAbout) {
+  Manifest a = package("static_kernel_1", {"a", "b", "c"});
+  a.kernels[0].simplified_keys.push_back("Add/other");
+  a.kernels[2].variant = "dynamic";
+  a.kernels[2].simplified_keys.clear();
+  std::string index = merged_indexes({a}, {"host"}).at("host");
+  std::string ka(64, 'a'), kb(64, 'b'), kc(64, 'c'), kd(64, 'd');
+  std::unordered_map<std::string, std::string> bins = listed_bins(index, {ka, kc, kd});
+  EXPECT_EQ(bins, (std::unordered_map<std::string, std::string>{{ka, "static_kernel_1/host/Add/Add_a.so"},
+                                                                {kc, "static_kernel_1/host/Add/Add_c.so"}}));
+  EXPECT_TRUE(listed_bins(index, {}).empty());
+  EXPECT_TRUE(listed_bins("{}\n", {ka}).empty());
+  EXPECT_TRUE(listed_bins("  {\"skbKey\":\"" + ka + "\"}\n", {ka}).empty());  // no binPath: passed over
+}
+
 TEST(Index, SplicingRefusesWhatItCannotTell) {
   Manifest a = package("static_kernel_1", {"a", "b"});
   a.kernels[0].simplified_keys = {"Add/1", "Add/2"};
