@@ -167,21 +167,55 @@ bool is_file(const fs::path& path) {
   return lstat_of(path, st) && S_ISREG(st.st_mode);
 }
 
-std::vector<std::string> list_dir(const fs::path& dir) {
-  std::vector<std::string> names;
+namespace {
+
+// Calls f(entry) for each entry of dir but "." and ".."; false when dir does not exist, IoError
+// when it cannot be read, whole.
+template <typename F>
+bool for_each_entry(const fs::path& dir, F&& f) {
   DIR* d = ::opendir(dir.c_str());
-  if (!d && errno == ENOENT) return names;
+  if (!d && errno == ENOENT) return false;
   if (!d) throw IoError(fmt::format("{}: cannot list: {}", dir.string(), errno_text()));
-  for (;;) {
-    errno = 0;
-    const struct dirent* e = ::readdir(d);
-    if (!e) break;
-    std::string_view name = e->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
+  int e = 0;
+  try {
+    for (;;) {
+      errno = 0;
+      const struct dirent* entry = ::readdir(d);
+      if (!entry) break;
+      std::string_view name = entry->d_name;
+      if (name != "." && name != "..") f(d, *entry);
+    }
+    e = errno;
+  } catch (...) {
+    ::closedir(d);
+    throw;
   }
-  int e = errno;
   ::closedir(d);
   if (e != 0) throw IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(e)));
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> list_dir(const fs::path& dir) {
+  std::vector<std::string> names;
+  for_each_entry(dir, [&](DIR*, const struct dirent& e) { names.emplace_back(e.d_name); });
+  return names;
+}
+
+std::vector<std::string> list_folders(const fs::path& dir) {
+  std::vector<std::string> names;
+  for_each_entry(dir, [&](DIR* d, const struct dirent& e) {
+    bool folder = e.d_type == DT_DIR;
+    if (e.d_type == DT_UNKNOWN) {  // the filesystem does not say: a stat of that one
+      struct stat st;
+      if (::fstatat(::dirfd(d), e.d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        folder = S_ISDIR(st.st_mode);
+      else if (errno != ENOENT)
+        throw IoError(fmt::format("{}: cannot stat: {}", (dir / e.d_name).string(), errno_text()));
+    }
+    if (folder) names.emplace_back(e.d_name);
+  });
   return names;
 }
 

@@ -53,6 +53,10 @@ bool is_file(const std::filesystem::path& path);
 /// throws IoError when it cannot be listed, whole.
 std::vector<std::string> list_dir(const std::filesystem::path& dir);
 
+/// The names of the folders in dir (a symlink is not one), as list_dir: one read of dir, with a
+/// stat only of an entry whose type the filesystem does not give.
+std::vector<std::string> list_folders(const std::filesystem::path& dir);
+
 /// Removes path and, if a folder, everything in it (symlinks not followed); nothing to do when it
 /// does not exist; throws IoError naming what could not be removed.
 void remove_tree(const std::filesystem::path& path);

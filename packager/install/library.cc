@@ -1,6 +1,5 @@
 #include "packager/install/library.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -90,27 +89,6 @@ std::vector<const packager::PackageFile*> base_files(const packager::Manifest& m
   return from_base;
 }
 
-// The names of the folders in `dir` (symlinks are not folders): one read of the folder, with a
-// stat only where the filesystem does not say an entry's type. IoError when it cannot be read.
-std::unordered_set<std::string> folders_in(const fs::path& dir) {
-  std::unordered_set<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) throw common::IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(errno)));
-  for (;;) {
-    errno = 0;
-    const struct dirent* e = ::readdir(d);
-    if (!e) break;
-    struct stat st;
-    if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN &&
-                                ::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)))
-      out.emplace(e->d_name);
-  }
-  int e = errno;
-  ::closedir(d);
-  if (e != 0) throw common::IoError(fmt::format("{}: cannot list: {}", dir.string(), std::strerror(e)));
-  return out;
-}
-
 // The deepest folder of `path` that exists (path itself when it does).
 fs::path nearest_folder(fs::path path) {
   std::error_code ec;
@@ -139,6 +117,10 @@ fs::path default_library_root() {
 Library::Library(const fs::path& root, const common::Diag& diag)
     : root_(fs::absolute(root).lexically_normal()), diag_(diag) {}
 
+fs::path Library::index_file(const std::string& soc) const {
+  return root_ / "config" / soc / "binary_info_config.json";
+}
+
 fs::path Library::lock_file() const { return root_.parent_path() / ("." + root_.filename().string() + ".lock"); }
 
 void Library::ensure_parent() {
@@ -152,17 +134,7 @@ void Library::ensure_layout() {
   for (const fs::path& d : {root_, root_ / "config", root_ / "bin"}) common::ensure_real_dir(d);
 }
 
-std::vector<std::string> Library::soc_folders() const {
-  std::vector<std::string> socs;
-  for (const std::string& name : common::list_dir(root_ / "config")) {
-    struct stat st;
-    if (::lstat((root_ / "config" / name).c_str(), &st) != 0)
-      throw common::IoError(
-          fmt::format("{}: cannot stat: {}", (root_ / "config" / name).string(), std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) socs.push_back(name);
-  }
-  return socs;
-}
+std::vector<std::string> Library::soc_folders() const { return common::list_folders(root_ / "config"); }
 
 std::vector<fs::path> Library::leftover_files() const {
   std::vector<fs::path> out;
@@ -211,7 +183,8 @@ std::vector<std::string> Library::read_order() const {
   std::vector<std::string> order = parse_config_ini(*text);
   // A package's folder only ever appears whole, renamed from its staging folder with its manifest
   // in it: the folder says it is installed. One read of ai_core/, not a look per package.
-  std::unordered_set<std::string> folders = folders_in(root_);
+  std::vector<std::string> listed = common::list_folders(root_);
+  std::unordered_set<std::string_view> folders(listed.begin(), listed.end());
   order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return !folders.count(p); }),
               order.end());
   order_.emplace(std::move(*text), order);
@@ -335,7 +308,7 @@ const std::string* Library::merged_index(const std::string& soc) {
   if (it == merged_index_.end()) {
     std::optional<std::string> text;
     try {  // unreadable: no file is found there (and the index is merged from the pieces)
-      text = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
+      text = common::read_file_if_exists(index_file(soc), 1 << 30);
     } catch (const std::exception&) {
     }
     it = merged_index_.emplace(soc, std::move(text)).first;
@@ -367,7 +340,7 @@ std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::v
       merged_index_.erase(read);
     } else {
       try {  // unreadable: merged from the pieces
-        old = common::read_file_if_exists(root_ / "config" / soc / "binary_info_config.json", 1 << 30);
+        old = common::read_file_if_exists(index_file(soc), 1 << 30);
       } catch (const std::exception&) {
         return std::nullopt;
       }
@@ -405,7 +378,7 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   if (spliced) {
     for (const auto& [soc, text] : *spliced) {
       common::ensure_real_dir(root_ / "config" / soc);
-      common::write_atomic(root_ / "config" / soc / "binary_info_config.json", text.parts());
+      common::write_atomic(index_file(soc), text.parts());
     }
   } else {
     merge_and_write(newest_first, fresh, fresh_index, socs, next);
@@ -439,7 +412,7 @@ void Library::merge_and_write(const std::vector<std::string>& newest_first, cons
   const auto& indexes = alone ? *fresh_index : (merged = merged_indexes(pieces, socs));
   for (const auto& [soc, text] : indexes) {
     common::ensure_real_dir(root_ / "config" / soc);
-    common::write_if_changed(root_ / "config" / soc / "binary_info_config.json", text);
+    common::write_if_changed(index_file(soc), text);
     next.indexes[soc] = index_check(text);
   }
   next.order = newest_first;

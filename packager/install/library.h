@@ -71,6 +71,8 @@ class Library {
   /// With no package left, ai_core/ goes (CANN's full uninstall leaves no ai_core/ behind).
   void remove_root_if_empty();
   std::filesystem::path lock_file() const;
+  /// config/<soc>/binary_info_config.json: the merged index of a soc, the one opbase reads.
+  std::filesystem::path index_file(const std::string& soc) const;
   void recover();
   /// The packages config.ini lists whose folder is there, newest first. config.ini is read each
   /// time (a read error is an IoError, never "none"); ai_core/ is listed once per text of it.

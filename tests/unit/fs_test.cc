@@ -90,6 +90,19 @@ TEST(ListDir, NamesEveryEntryNoneForAMissingFolderAndAnIoErrorForAFile) {
   EXPECT_THROW(list_dir(dir / "a"), IoError) << "a file is no empty folder";
 }
 
+TEST(ListFolders, NamesTheFoldersNotFilesOrSymlinksToFolders) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "a", "x");
+  std::filesystem::create_directory(dir / "b");
+  std::filesystem::create_directory(dir / "c");
+  std::filesystem::create_directory_symlink(dir / "b", dir / "d");
+  std::vector<std::string> names = list_folders(dir);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "c"}));
+  EXPECT_TRUE(list_folders(dir / "absent").empty());
+  EXPECT_THROW(list_folders(dir / "a"), IoError);
+}
+
 TEST(RemoveTree, RemovesWhatIsThereAndSaysWhatCannotBeRemoved) {
   auto dir = test::scratch_dir();
   std::filesystem::create_directories(dir / "t" / "u");
