@@ -237,22 +237,23 @@ std::size_t last_of(std::string_view s, std::string_view what) {
   return std::string_view::npos;
 }
 
-// The skb key of an entry's text: its last "skbKey" (the entry's own, after launch's fields);
-// empty when it has none.
-std::string_view key_of(std::string_view entry) {
-  // As skb writes an entry (fields in name order), "variant" ends it and "skbKey" is just before:
-  // looked for there first, a few bytes from the end, rather than searched for.
-  constexpr std::string_view kVariant = ",\"variant\":\"";
-  std::string_view e = entry.substr(0, entry.size() - (!entry.empty() && entry.back() == '}'));
-  std::size_t v = last_of(e.substr(e.size() - std::min<std::size_t>(e.size(), 24)), kVariant);
-  if (v != std::string_view::npos) {
-    v += e.size() - std::min<std::size_t>(e.size(), 24);
-    std::size_t start = v - std::min(v, kKeyField.size() + 65);
-    if (v >= kKeyField.size() + 65 && e.substr(start, kKeyField.size()) == kKeyField && e[v - 1] == '"' &&
-        common::is_sha256_hex(e.substr(v - 65, 64)))
-      return e.substr(v - 65, 64);
+// Where text's last "skbKey" field starts (npos: none), found from the end by its 'K': few bytes
+// of a line are one ("simplifiedKey", after it, has another), while every field has quotes.
+std::size_t last_key_field(std::string_view text) {
+  constexpr std::size_t kK = kKeyField.find('K');
+  for (std::size_t k = text.size(); k > 0;) {
+    const void* at = ::memrchr(text.data(), 'K', k);
+    if (!at) break;
+    k = static_cast<std::size_t>(static_cast<const char*>(at) - text.data());
+    if (k >= kK && text.compare(k - kK, kKeyField.size(), kKeyField) == 0) return k - kK;
   }
-  std::size_t at = last_of(entry, kKeyField);
+  return std::string_view::npos;
+}
+
+// The skb key of an entry's text, or of an index line (an entry with its opbase key): its last
+// "skbKey" (the entry's own, after launch's fields); empty when it has none.
+std::string_view key_of(std::string_view entry) {
+  std::size_t at = last_key_field(entry);
   if (at == std::string_view::npos) return {};
   std::string_view key = entry.substr(at + kKeyField.size(), 65);
   return key.size() == 65 && key.back() == '"' && common::is_sha256_hex(key.substr(0, 64)) ? key.substr(0, 64)
@@ -279,12 +280,8 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
   }
   std::optional<std::vector<WrittenOp>> old = parse_written(old_index);
   if (!old) return std::nullopt;
-  // Looked up once a line of the old index: hash sets, not ordered ones.
-  std::unordered_set<std::string_view> replacing;  // fresh's skb keys
-  for (const auto& [key, k] : winners) replacing.insert(key);
-  std::vector<std::string> written;  // fresh's opbase keys, as the index writes them
-  for (const auto& [sk, key] : owner) written.push_back(Json(std::string(sk)).dump());
-  std::unordered_set<std::string_view> taken(written.begin(), written.end());
+  std::set<std::string, std::less<>> taken;  // fresh's opbase keys, as the index writes them
+  for (const auto& [sk, key] : owner) taken.insert(Json(std::string(sk)).dump());
 
   // Each op's lines, by skb key: the old index's that stay, then fresh's.
   struct Keyed {
@@ -308,7 +305,7 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
       std::string_view key = key_of(l);
       if (key.empty() || key <= last) return std::nullopt;
       last = key;
-      if (replacing.count(key))
+      if (winners.count(key))
         op.replaced = true;
       else
         op.skb_list.push_back({key, {l, {}}});
@@ -324,7 +321,7 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
       std::string_view key = key_of(entry);
       if (key.empty() || key <= last) return std::nullopt;
       last = key;
-      bool replaced = replacing.count(key) > 0, kept = false;
+      bool replaced = winners.count(key) > 0, kept = false;
       op.replaced |= replaced;
       for (; i < o.static_list.size(); ++i) {
         std::string_view l = o.static_list[i];
@@ -409,19 +406,8 @@ std::unordered_map<std::string, std::string> listed_bins(std::string_view index,
     end = std::min(index.find('\n', start), index.size());
     std::string_view line = index.substr(start, end - start);
     if (line.substr(0, 3) != "  {") continue;  // an entry's line
-    // Its own skb key: the last "skbKey" (after launch's fields), found from the end by its 'K',
-    // which only a few names have ("simplifiedKey" after it).
-    std::string_view key;
-    for (std::size_t k = line.size(); k > 0;) {
-      const void* at = ::memrchr(line.data(), 'K', k);
-      if (!at) break;
-      k = static_cast<std::size_t>(static_cast<const char*>(at) - line.data());
-      if (k >= 4 && line.compare(k - 4, kKeyField.size(), kKeyField) == 0) {
-        key = line.substr(k - 4 + kKeyField.size(), 64);
-        break;
-      }
-    }
-    if (!common::is_sha256_hex(key) || !keys.count(key) || out.count(std::string(key))) continue;
+    std::string_view key = key_of(line);
+    if (key.empty() || !keys.count(key) || out.count(std::string(key))) continue;
     std::size_t bin = line.find(kBin);
     std::size_t close = bin == std::string_view::npos ? bin : line.find('"', bin + kBin.size());
     if (close != std::string_view::npos) out.emplace(key, line.substr(bin + kBin.size(), close - bin - kBin.size()));
