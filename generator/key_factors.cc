@@ -31,8 +31,7 @@ std::vector<std::string> read_words(const Field& f) {
 
 std::string read_hash(const Field& f) {
   std::string s = f.string(64);
-  if (s.size() != 64 || s.find_first_not_of("0123456789abcdef") != std::string::npos)
-    f.fail("a SHA-256 of 64 lower-case hex digits");
+  if (!common::is_sha256_hex(s)) f.fail("a SHA-256 of 64 lower-case hex digits");
   return s;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "packager/format/payoff_evidence.h"
 
 namespace skb::packager {
@@ -15,10 +16,6 @@ namespace {
 bool is_name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
-bool is_hex64(const std::string& s) {
-  return s.size() == 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 std::string name_field(const Field& f) {
   std::string s = f.string(160);
   if (s.empty() || !std::all_of(s.begin(), s.end(), is_name_char))
@@ -27,7 +24,7 @@ std::string name_field(const Field& f) {
 }
 std::string hex_field(const Field& f) {
   std::string s = f.string(64);
-  if (!is_hex64(s)) throw FieldError(f.pointer(), "expected 64 lower-case hex digits");
+  if (!common::is_sha256_hex(s)) throw FieldError(f.pointer(), "expected 64 lower-case hex digits");
   return s;
 }
 std::string path_field(const Field& f) {

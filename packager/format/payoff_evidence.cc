@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/sha256.h"
 
 namespace skb::packager {
 using common::Field;
@@ -16,11 +17,6 @@ using common::Json;
 namespace {
 
 constexpr std::size_t kMaxKernels = std::size_t{1} << 20;
-
-bool is_hex64(std::string_view s) {
-  return s.size() == 64 &&
-         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 bool is_kernel_name(std::string_view s) {
   return !s.empty() && s.size() <= 256 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -51,7 +47,7 @@ std::string read_name(const Field& f) {
 
 std::string read_hex64(const Field& f) {
   std::string s = f.string(64);
-  if (!is_hex64(s)) f.fail("expected 64 lower-case hex digits");
+  if (!common::is_sha256_hex(s)) f.fail("expected 64 lower-case hex digits");
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/json_input.h"
+#include "common/sha256.h"
 #include "packager/format/gzip_bytes.h"
 
 namespace skb::installer {
@@ -27,10 +28,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 }
 
 constexpr std::size_t kMaxText = std::size_t{64} << 20;
-
-bool is_hex64(std::string_view s) {
-  return s.size() == 64 && s.find_first_not_of("0123456789abcdef") == std::string_view::npos;
-}
 
 }  // namespace
 
@@ -78,9 +75,9 @@ PackagePieces parse_pieces(std::string_view text, const std::string& package) {
   if (lines.size() < 2 || lines[0] != kVersionLine || !lines.back().empty()) throw bad(1);
   for (std::size_t n = 1; n + 1 < lines.size(); ++n) {
     auto f = split(lines[n], '\t');
-    if (f[0] == "F" && f.size() == 3 && is_hex64(f[1]) && packager::is_safe_relative_path(f[2])) {
+    if (f[0] == "F" && f.size() == 3 && common::is_sha256_hex(f[1]) && packager::is_safe_relative_path(f[2])) {
       p.files.emplace_back(f[1], f[2]);
-    } else if (f[0] == "K" && f.size() == 7 && is_hex64(f[3]) && f[6].size() >= 2 && f[6].front() == '{' &&
+    } else if (f[0] == "K" && f.size() == 7 && common::is_sha256_hex(f[3]) && f[6].size() >= 2 && f[6].front() == '{' &&
                f[6].back() == '}') {
       IndexPiece k{std::string(f[1]), std::string(f[2]), std::string(f[3]), {}, {}, std::string(f[6])};
       if (!f[4].empty())
