@@ -106,28 +106,54 @@ std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t
   return out;
 }
 
-void write_atomic(const fs::path& path, const std::vector<std::string_view>& content, unsigned mode, Sync sync) {
+namespace {
+
+// Writes content into a new file beside path, <path>.tmp.<pid>, fsynced for kDurable, and returns
+// its name; leaves nothing behind when it throws.
+fs::path write_temp(const fs::path& path, const std::vector<std::string_view>& content, unsigned mode, Sync sync) {
   fs::path tmp = path;
   tmp += fmt::format(".tmp.{}", ::getpid());
-  {
-    ::unlink(tmp.c_str());  // a leftover of a killed writer, or a planted symlink: never followed
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-    if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
-    try {
-      write_all(fd.get(), content, tmp);
-      if (sync == Sync::kDurable && ::fsync(fd.get()) != 0)
-        throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
-      if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
-    } catch (...) {
-      ::unlink(tmp.c_str());
-      throw;
-    }
+  ::unlink(tmp.c_str());  // a leftover of a killed writer, or a planted symlink: never followed
+  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
+  try {
+    write_all(fd.get(), content, tmp);
+    if (sync == Sync::kDurable && ::fsync(fd.get()) != 0)
+      throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
+    if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
   }
+  return tmp;
+}
+
+// Renames tmp over path; removes tmp when it cannot.
+void rename_into_place(const fs::path& tmp, const fs::path& path) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     std::string why = errno_text();
     ::unlink(tmp.c_str());
     throw Error(fmt::format("{}: cannot replace: {}", path.string(), why));
   }
+}
+
+// Whether path is a regular file of exactly these bytes (an unreadable one is not).
+bool holds_exactly(const fs::path& path, std::string_view content) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) != content.size())
+    return false;
+  try {
+    auto old = read_file_if_exists(path, content.size());
+    return old && *old == content;
+  } catch (const Error&) {
+    return false;  // unreadable, or grown meanwhile: it is replaced
+  }
+}
+
+}  // namespace
+
+void write_atomic(const fs::path& path, const std::vector<std::string_view>& content, unsigned mode, Sync sync) {
+  rename_into_place(write_temp(path, content, mode, sync), path);
   if (sync == Sync::kDurable) fsync_dir(path.parent_path());
 }
 
@@ -136,18 +162,41 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode,
 }
 
 bool write_if_changed(const fs::path& path, std::string_view content, Sync sync) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) == content.size()) {
-    try {
-      auto old = read_file_if_exists(path, content.size());
-      if (old && *old == content) return false;
-    } catch (const Error&) {
-      // unreadable, or grown meanwhile: fall through and replace it
-    }
-  }
+  if (holds_exactly(path, content)) return false;
   write_atomic(path, content, 0644, sync);
   return true;
 }
+
+PreparedWrite::PreparedWrite(fs::path path, std::string_view content, unsigned mode)
+    : path_(std::move(path)), tmp_(write_temp(path_, {content}, mode, Sync::kDurable)) {}
+
+PreparedWrite::PreparedWrite(PreparedWrite&& other) noexcept
+    : path_(std::move(other.path_)), tmp_(std::exchange(other.tmp_, fs::path())) {}
+
+PreparedWrite& PreparedWrite::operator=(PreparedWrite&& other) noexcept {
+  if (this != &other) {
+    if (!tmp_.empty()) ::unlink(tmp_.c_str());
+    path_ = std::move(other.path_);
+    tmp_ = std::exchange(other.tmp_, fs::path());
+  }
+  return *this;
+}
+
+PreparedWrite::~PreparedWrite() {
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());
+}
+
+void PreparedWrite::commit() {
+  if (tmp_.empty()) throw Error(fmt::format("{}: committed twice", path_.string()));
+  rename_into_place(std::exchange(tmp_, fs::path()), path_);
+}
+
+std::optional<PreparedWrite> prepare_if_changed(const fs::path& path, std::string_view content, unsigned mode) {
+  if (holds_exactly(path, content)) return std::nullopt;
+  return PreparedWrite(path, content, mode);
+}
+
+void sync_folder(const fs::path& dir) { fsync_dir(dir); }
 
 void ensure_real_dir(const fs::path& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)

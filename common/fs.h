@@ -33,6 +33,36 @@ void write_atomic(const std::filesystem::path& path, std::string_view content, u
 void write_atomic(const std::filesystem::path& path, const std::vector<std::string_view>& content, unsigned mode = 0644,
                   Sync sync = Sync::kDurable);
 
+/// write_atomic in two steps, for a file whose next bytes are known before they may replace the
+/// old ones: the constructor writes the temp file beside path and fsyncs it (the slow part,
+/// which may run on another thread while other work goes on); commit() renames it into place.
+/// Making the rename durable is the caller's (sync_folder: once for the files of a folder). A
+/// write that is not committed removes its temp file. Throws Error as write_atomic does.
+class PreparedWrite {
+ public:
+  PreparedWrite(std::filesystem::path path, std::string_view content, unsigned mode = 0644);
+  PreparedWrite(PreparedWrite&& other) noexcept;
+  PreparedWrite& operator=(PreparedWrite&& other) noexcept;
+  PreparedWrite(const PreparedWrite&) = delete;
+  PreparedWrite& operator=(const PreparedWrite&) = delete;
+  ~PreparedWrite();
+
+  const std::filesystem::path& path() const { return path_; }
+  void commit();
+
+ private:
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;  // empty once committed (or moved from)
+};
+
+/// A PreparedWrite of content, or nothing when path holds those very bytes already (what
+/// write_if_changed leaves alone).
+std::optional<PreparedWrite> prepare_if_changed(const std::filesystem::path& path, std::string_view content,
+                                                unsigned mode = 0644);
+
+/// fsync of a folder: what makes the renames in it durable. Throws IoError.
+void sync_folder(const std::filesystem::path& dir);
+
 /// write_atomic only when the bytes differ from what is there; returns whether it wrote.
 /// An unchanged file keeps its mtime (what ninja's restat relies on).
 bool write_if_changed(const std::filesystem::path& path, std::string_view content, Sync sync = Sync::kDurable);

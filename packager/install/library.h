@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/diag.h"
+#include "common/fs.h"
 #include "packager/install/index_cache.h"
 #include "packager/install/index_pieces.h"
 #include "packager/install/payload_reader.h"
@@ -81,14 +82,22 @@ class Library {
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
   /// `fresh_index`, when given, is fresh's own merged index, used when fresh is all there is.
+  /// `own`, when given, is what prepare_own_files made beforehand.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
-               const std::map<std::string, std::string>* fresh_index = nullptr);
+               const std::map<std::string, std::string>* fresh_index = nullptr,
+               std::optional<std::vector<common::PreparedWrite>> own = std::nullopt);
   // publish's parts: the indexes merged from every package's pieces and written (`next` gets
   // their cache), and what follows the indexes.
   void merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
                        const std::map<std::string, std::string>* fresh_index, const std::vector<std::string>& socs,
                        IndexCache& next);
-  void finish_publish(const std::vector<std::string>& newest_first);
+  void finish_publish(const std::vector<std::string>& newest_first,
+                      std::optional<std::vector<common::PreparedWrite>> own);
+  /// The library's files that no package changes (version.info, uninstall.sh, and bin/skb-install,
+  /// the installer that packages which carry none run), each written beside it and synced when it
+  /// is not what it should be: the slow part of publishing them, which an install does on another
+  /// thread while it writes the package's files. Needs the lock.
+  std::vector<common::PreparedWrite> prepare_own_files() const;
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);

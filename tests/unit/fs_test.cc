@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,49 @@ TEST(WriteAtomic, WritesATextInPartsWhole) {
   EXPECT_EQ(read_file(dir / "parts"), whole);
   write_atomic(dir / "none", std::vector<std::string_view>{});
   EXPECT_EQ(read_file(dir / "none"), "");
+}
+
+// A prepared write leaves the old file as it is until its commit, beside it only its temp file;
+// one that is dropped leaves nothing.
+TEST(PreparedWrite, ReplacesTheFileOnlyAtItsCommitAndLeavesNothingWhenDropped) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "file", "old\n");
+  auto names = [&] {
+    std::vector<std::string> n = list_dir(dir);
+    std::sort(n.begin(), n.end());
+    return n;
+  };
+  {
+    PreparedWrite w(dir / "file", "new\n");
+    EXPECT_EQ(read_file(dir / "file"), "old\n");
+    ASSERT_EQ(names().size(), 2u) << "the file and its temp";
+    w.commit();
+    EXPECT_EQ(read_file(dir / "file"), "new\n");
+    EXPECT_THROW(w.commit(), Error) << "a second commit";
+  }
+  EXPECT_EQ(names(), std::vector<std::string>{"file"});
+  {
+    PreparedWrite dropped(dir / "file", "never\n");
+    PreparedWrite moved = std::move(dropped);  // the temp goes with the move, once
+  }
+  EXPECT_EQ(names(), std::vector<std::string>{"file"});
+  EXPECT_EQ(read_file(dir / "file"), "new\n");
+  sync_folder(dir);
+  EXPECT_THROW(sync_folder(dir / "absent"), IoError);
+}
+
+TEST(PreparedWrite, NothingToPrepareWhenTheFileHoldsTheSameBytes) {
+  auto dir = test::scratch_dir();
+  test::write_text(dir / "same", "bytes\n");
+  EXPECT_FALSE(prepare_if_changed(dir / "same", "bytes\n").has_value());
+  std::optional<PreparedWrite> longer = prepare_if_changed(dir / "same", "bytes\n\n");
+  ASSERT_TRUE(longer.has_value());
+  std::optional<PreparedWrite> absent = prepare_if_changed(dir / "absent", "");
+  ASSERT_TRUE(absent.has_value()) << "an empty file where there is none is a change";
+  longer->commit();
+  absent->commit();
+  EXPECT_EQ(read_file(dir / "same"), "bytes\n\n");
+  EXPECT_EQ(read_file(dir / "absent"), "");
 }
 
 TEST(PathExists, FalseOnlyWhenNothingIsThere) {
