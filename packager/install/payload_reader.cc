@@ -163,13 +163,21 @@ std::string read_all(ReadArchive& ar, std::uint64_t limit, const char* what) {
   std::string out;
   la_int64_t declared = archive_entry_size_is_set(ar.entry) ? archive_entry_size(ar.entry) : 0;
   if (declared > 0 && static_cast<std::uint64_t>(declared) <= limit) out.reserve(static_cast<std::size_t>(declared));
-  char buf[1 << 16];
-  la_ssize_t n;
-  while ((n = archive_read_data(ar.a, buf, sizeof buf)) > 0) {
-    out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > limit) throw VerifyError(fmt::format("payload entry {} is larger than listed", what));
+  // libarchive's own blocks, copied once (archive_read_data would copy each into a buffer first);
+  // a hole that a sparse entry skips reads as zeros, as archive_read_data gives it.
+  const void* data = nullptr;
+  std::size_t size = 0;
+  la_int64_t at = 0;
+  int rc;
+  while ((rc = archive_read_data_block(ar.a, &data, &size, &at)) == ARCHIVE_OK) {
+    if (at < 0 || static_cast<std::uint64_t>(at) > limit || size > limit - static_cast<std::uint64_t>(at))
+      throw VerifyError(fmt::format("payload entry {} is larger than listed", what));
+    if (static_cast<std::uint64_t>(at) < out.size())
+      throw VerifyError(fmt::format("payload entry {} is damaged: its blocks overlap", what));
+    out.resize(static_cast<std::size_t>(at), '\0');
+    out.append(static_cast<const char*>(data), size);
   }
-  if (n < 0) ar.fail();
+  if (rc != ARCHIVE_EOF) ar.fail();
   return out;
 }
 
