@@ -24,8 +24,12 @@ void BlockDeflater::write(std::string_view bytes) {
   }
 }
 
-void BlockDeflater::finish() {
+void BlockDeflater::end_block() {
   if (!pending_.empty()) start_block();
+}
+
+void BlockDeflater::finish() {
+  end_block();
   write_done(0);
   if (std::fflush(out_) != 0)
     throw common::Error(fmt::format("{}: write failed: {}", path_.string(), std::strerror(errno)));

@@ -18,6 +18,9 @@ class BlockDeflater {
   BlockDeflater& operator=(const BlockDeflater&) = delete;
 
   void write(std::string_view bytes);
+  /// Ends the block being filled here (when it has bytes): what follows starts a new one, so that
+  /// a reader that wants only what came before unpacks only that.
+  void end_block();
   /// Compresses and writes what is left; the file holds the whole stream after it.
   void finish();
 

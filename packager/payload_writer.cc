@@ -83,6 +83,7 @@ void add_entry(archive* a, const BlockSink& sink, const std::string& path, const
   check(a, sink, archive_write_header(a, e.get()), "header");
   if (!data.empty() && archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
     check(a, sink, ARCHIVE_FATAL, fmt::format("writing {}", path).c_str());
+  check(a, sink, archive_write_finish_entry(a), "entry end");  // its padding too
 }
 
 // Blocks compressed at once: one per core (the thread that feeds them mostly waits).
@@ -116,12 +117,15 @@ std::vector<std::string> write_payload(const fs::path& out, const std::string& m
       break;
   }
   check(w, sink, archive_write_set_bytes_in_last_block(w, 1), "block size");
+  // Unbuffered: each entry is in the sink when add_entry returns (a block can end right after one).
+  if (blocks) check(w, sink, archive_write_set_bytes_per_block(w, 0), "block size");
   if (blocks)
     check(w, sink, archive_write_open2(w, &sink, nullptr, &to_blocks, nullptr, nullptr), out.c_str());
   else
     check(w, sink, archive_write_open_filename(w, out.c_str()), out.c_str());
   add_entry(w, sink, kManifestName, manifest, mtime);
-  ReadAhead source(files);  // reads and hashes on a second core while this one feeds the compressor
+  if (blocks) blocks->end_block();  // the manifest in a block of its own: what an installer reads first
+  ReadAhead source(files);          // reads and hashes on a second core while this one feeds the compressor
   for (const auto& f : files) add_entry(w, sink, f.path, source.next(), mtime);
   check(w, sink, archive_write_close(w), "close");
   if (blocks) {

@@ -20,8 +20,9 @@ std::string gzip_bytes(std::string_view bytes);
 std::optional<std::string> gunzip_bytes(std::string_view gz, std::size_t max);
 
 /// A gzip block: a gzip member that names its own length in its header's extra field (subfield
-/// "SK", 4 bytes little-endian), as BGZF's blocks do. A payload is a run of blocks, each holding
-/// kGzipBlockBytes of the tar stream (the last fewer): any gzip reader reads it as one stream
+/// "SK", 4 bytes little-endian), as BGZF's blocks do. A payload is a run of blocks: the first
+/// holds the tar stream's first entry, the manifest, alone (an installer reads it before the
+/// rest); the others kGzipBlockBytes of the stream each (the last fewer): any gzip reader reads it as one stream
 /// (`tar -xzf` does), and skb's finds every block without unpacking the ones before, so that it
 /// unpacks them on all cores.
 constexpr std::size_t kGzipBlockBytes = std::size_t{1} << 20;

@@ -39,13 +39,14 @@ for c in gzip zstd xz; do
   expect_eq "$(check_library "inst_$c")" "$kernels" "kernels listed after installing the $c package"
 done
 
-step "a gzip payload is gzip blocks, each naming its length, that tar -xzf reads as one stream"
+step "a gzip payload is gzip blocks, each naming its length, that tar -xzf reads as one stream; the first is the manifest's alone"
 g=$(ls repro_a_gzip/*.run)
 poff=$(sed -n 's/^skb_payload_offset=//p' "$g" | head -1)
 tail -c +$((poff + 1)) "$g" > payload.tgz
 python3 - payload.tgz <<'PY' || fail "the payload is not a run of gzip blocks"
-import struct, sys, zlib
+import io, struct, sys, tarfile, zlib
 data, pos, blocks = open(sys.argv[1], "rb").read(), 0, 0
+first = None
 while pos < len(data):
     head = data[pos:pos + 20]
     assert head[:4] == b"\x1f\x8b\x08\x04" and head[10:16] == b"\x08\x00SK\x04\x00", (pos, head)
@@ -54,8 +55,13 @@ while pos < len(data):
     crc, size = struct.unpack("<II", data[pos + n - 8:pos + n])
     raw = zlib.decompress(body, -15)
     assert len(raw) == size and zlib.crc32(raw) == crc and size <= 1 << 20, pos
+    first = raw if first is None else first
     pos, blocks = pos + n, blocks + 1
-print("    %d blocks" % blocks)
+# The first block: manifest.json's tar header, its bytes and their padding, nothing else.
+entry = tarfile.open(fileobj=io.BytesIO(first + b"\0" * 1024)).getmembers()
+assert [m.name for m in entry] == ["manifest.json"], entry
+assert len(first) == 512 + (entry[0].size + 511) // 512 * 512, (len(first), entry[0].size)
+print("    %d blocks, the first %d bytes" % (blocks, len(first)))
 PY
 mkdir tarx && tar -xzf payload.tgz -C tarx || fail "tar -xzf cannot read the payload"
 pkg=$(basename "$g" .run)

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "common/fs.h"
 #include "packager/format/gzip_bytes.h"
@@ -51,6 +52,33 @@ TEST(BlockDeflater, WritesTheStreamAsBlocksInItsOrder) {
 }
 
 TEST(BlockDeflater, WritesNothingForNothing) { EXPECT_EQ(deflate({}, 2), ""); }
+
+// end_block ends the block being filled where it is called: the next bytes start the next one.
+// Called with nothing pending, it makes no empty block.
+TEST(BlockDeflater, EndBlockEndsTheBlockThere) {
+  std::filesystem::path path = test::scratch_dir() / "ended.gz";
+  std::string head(1000, 'm'), rest(kGzipBlockBytes + 5, 'r');
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out(std::fopen(path.c_str(), "wb"), &std::fclose);
+    BlockDeflater d(out.get(), path, 6, 2);
+    d.end_block();
+    d.write(head);
+    d.end_block();
+    d.end_block();
+    d.write(rest);
+    d.finish();
+  }
+  std::string gz = common::read_file(path);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  installer::BlockInflater in(fd, 0, gz.size(), 2);
+  std::vector<std::string> blocks;
+  for (std::string_view b; !(b = in.next()).empty();) blocks.emplace_back(b);
+  ::close(fd);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0], head);
+  EXPECT_EQ(blocks[1], rest.substr(0, kGzipBlockBytes));
+  EXPECT_EQ(blocks[2], rest.substr(kGzipBlockBytes));
+}
 
 }  // namespace
 }  // namespace skb::packager
