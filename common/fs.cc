@@ -168,7 +168,10 @@ bool write_if_changed(const fs::path& path, std::string_view content, Sync sync)
 }
 
 PreparedWrite::PreparedWrite(fs::path path, std::string_view content, unsigned mode)
-    : path_(std::move(path)), tmp_(write_temp(path_, {content}, mode, Sync::kDurable)) {}
+    : PreparedWrite(std::move(path), std::vector<std::string_view>{content}, mode) {}
+
+PreparedWrite::PreparedWrite(fs::path path, const std::vector<std::string_view>& parts, unsigned mode)
+    : path_(std::move(path)), tmp_(write_temp(path_, parts, mode, Sync::kDurable)) {}
 
 PreparedWrite::PreparedWrite(PreparedWrite&& other) noexcept
     : path_(std::move(other.path_)), tmp_(std::exchange(other.tmp_, fs::path())) {}

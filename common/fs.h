@@ -41,6 +41,8 @@ void write_atomic(const std::filesystem::path& path, const std::vector<std::stri
 class PreparedWrite {
  public:
   PreparedWrite(std::filesystem::path path, std::string_view content, unsigned mode = 0644);
+  /// The same, of a text in parts (written with writev, never joined in memory).
+  PreparedWrite(std::filesystem::path path, const std::vector<std::string_view>& parts, unsigned mode = 0644);
   PreparedWrite(PreparedWrite&& other) noexcept;
   PreparedWrite& operator=(PreparedWrite&& other) noexcept;
   PreparedWrite(const PreparedWrite&) = delete;

@@ -360,8 +360,7 @@ std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::v
 }
 
 void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
-                      const std::map<std::string, std::string>* fresh_index,
-                      std::optional<std::vector<common::PreparedWrite>> own) {
+                      const std::map<std::string, std::string>* fresh_index, std::optional<Prepared> prepared) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   std::vector<std::string> both = newest_first;
@@ -374,10 +373,14 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   // packages they merge. Else merged from every package's pieces.
   IndexCache next;
   std::optional<std::map<std::string, Rope>> spliced;
-  if (fresh) spliced = spliced_indexes(newest_first, *fresh, socs, next);
+  if (fresh && !prepared) spliced = spliced_indexes(newest_first, *fresh, socs, next);
   cache_.reset();  // what publish writes from here on is what it will know
   merged_index_.clear();
-  if (spliced) {
+  if (prepared && prepared->spliced) {
+    for (common::PreparedWrite& w : prepared->indexes) w.commit();
+    for (const common::PreparedWrite& w : prepared->indexes) common::sync_folder(w.path().parent_path());  // one a soc
+    next = std::move(prepared->cache);
+  } else if (spliced) {
     for (const auto& [soc, text] : *spliced) {
       common::ensure_real_dir(root_ / "config" / soc);
       common::write_atomic(index_file(soc), text.parts());
@@ -388,7 +391,19 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   // After the indexes it describes: a cache that is not written names indexes that are gone.
   common::write_atomic(root_ / kIndexCacheName, index_cache_text(next), 0644, common::Sync::kAtomic);
   cache_ = std::move(next);
-  finish_publish(newest_first, std::move(own));
+  finish_publish(newest_first,
+                 prepared ? std::optional<std::vector<common::PreparedWrite>>(std::move(prepared->own)) : std::nullopt);
+}
+
+Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
+                                           const std::vector<std::string>& socs) {
+  Prepared p;
+  if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, p.cache)) {
+    p.spliced = true;
+    for (const auto& [soc, text] : *spliced) p.indexes.emplace_back(index_file(soc), text.parts());
+  }
+  p.own = prepare_own_files();
+  return p;
 }
 
 void Library::merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
@@ -596,6 +611,11 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   }
 
   const PackagePieces pieces = pieces_of(m);
+  // The order and the socs the install publishes: the lock keeps them as they are until then.
+  std::vector<std::string> order = read_order();
+  order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
+  order.insert(order.begin(), m.package);
+  const std::vector<std::string> socs = soc_folders();
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   // Files below staging are made durable all at once (sync_tree) before anything points at them.
   constexpr common::Sync kStaged = common::Sync::kAtomic;
@@ -605,11 +625,12 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   std::future<StagedIndexes> rendering = std::async(std::launch::async, [&pieces] {
     return StagedIndexes{pieces_file(pieces), merged_indexes({&pieces}, {})};
   });
-  // What publishing writes to the library's own files, written and synced meanwhile too (on a
-  // first install: 1.8 MB of installer, and three fsyncs of files that publishing then only renames).
-  std::future<std::vector<common::PreparedWrite>> preparing =
-      std::async(std::launch::async, [this] { return prepare_own_files(); });
-  std::vector<common::PreparedWrite> own;
+  // What publishing writes, written and synced meanwhile too: the merged indexes with the
+  // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
+  // library's own files (on a first install, 1.8 MB of installer); publishing then renames them.
+  std::future<Prepared> preparing =
+      std::async(std::launch::async, [&, this] { return prepare_publish(order, pieces, socs); });
+  Prepared prepared;
   StagedIndexes staged;
   try {
     read_payload(payload, staging, pm, &installed);
@@ -637,7 +658,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
           fmt::format("synced the {} files and folders of {} one by one: other processes had {} MiB not yet on "
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
-    own = preparing.get();                // fails (a full disk) before anything changes
+    prepared = preparing.get();           // fails (a full disk) before anything changes
     write_journal("install", m.package);  // may fail too, on a full disk
     remove_tree(target);                  // a half package left by something else than us
   } catch (...) {
@@ -649,10 +670,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     remove_tree_after_failure(staging);
     throw common::IoError(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
   }
-  std::vector<std::string> order = read_order();
-  order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
-  order.insert(order.begin(), m.package);
-  publish(order, &pieces, &staged.own, std::move(own));
+  publish(order, &pieces, &staged.own, std::move(prepared));
   clear_journal();
   return true;
 }

@@ -82,10 +82,26 @@ class Library {
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
   /// `fresh_index`, when given, is fresh's own merged index, used when fresh is all there is.
-  /// `own`, when given, is what prepare_own_files made beforehand.
+  /// What an install publishes, made while its files are written (prepare_publish): the files
+  /// that change, written beside the ones they replace and synced; publish renames them.
+  struct Prepared {
+    std::vector<common::PreparedWrite> own;      // prepare_own_files
+    bool spliced = false;                        // the indexes below are fresh's entries spliced in
+    std::vector<common::PreparedWrite> indexes;  // the soc indexes that change
+    IndexCache cache;                            // of the indexes then
+  };
+  /// `prepared`, when given, is prepare_publish's for the same order and fresh.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
                const std::map<std::string, std::string>* fresh_index = nullptr,
-               std::optional<std::vector<common::PreparedWrite>> own = std::nullopt);
+               std::optional<Prepared> prepared = std::nullopt);
+  /// The slow part of publishing an install of `fresh` as the newest of `newest_first`: fresh's
+  /// entries spliced into the merged indexes (when the index cache allows; else publish merges
+  /// them from every package's pieces) and every file that changes written and synced beside
+  /// the one it replaces. Done on another thread while the package's files are written: until
+  /// it returns, the install touches none of the library's state it reads (the merged indexes
+  /// read under the lock, the index cache). Needs the lock.
+  Prepared prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
+                           const std::vector<std::string>& socs);
   // publish's parts: the indexes merged from every package's pieces and written (`next` gets
   // their cache), and what follows the indexes.
   void merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
