@@ -317,11 +317,17 @@ const std::string* Library::merged_index(const std::string& soc) {
   return it->second ? &*it->second : nullptr;
 }
 
-void Library::write_journal(const std::string& op, const std::string& package) {
-  common::write_atomic(root_ / "config" / "transaction.json", Json({{"op", op}, {"package", package}}).dump() + "\n");
+fs::path Library::journal_file() const { return root_ / "config" / "transaction.json"; }
+
+std::string Library::journal_text(const std::string& op, const std::string& package) {
+  return Json({{"op", op}, {"package", package}}).dump() + "\n";
 }
 
-void Library::clear_journal() { common::remove_file(root_ / "config" / "transaction.json"); }
+void Library::write_journal(const std::string& op, const std::string& package) {
+  common::write_atomic(journal_file(), journal_text(op, package));
+}
+
+void Library::clear_journal() { common::remove_file(journal_file()); }
 
 std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::vector<std::string>& newest_first,
                                                                     const PackagePieces& fresh,
@@ -363,11 +369,12 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
                       const std::map<std::string, std::string>* fresh_index, std::optional<Prepared> prepared) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
-  std::vector<std::string> both = newest_first;
-  std::unordered_set<std::string_view> listed(newest_first.begin(), newest_first.end());  // not a search a package
-  for (const auto& p : read_order())
-    if (!listed.count(p)) both.push_back(p);
-  common::write_if_changed(root_ / "config.ini", config_ini(both));
+  if (!prepared) {
+    common::write_if_changed(root_ / "config.ini", config_ini(order_union(newest_first)));
+  } else if (prepared->order_union) {
+    prepared->order_union->commit();
+    common::sync_folder(root_);
+  }
   std::vector<std::string> socs = soc_folders();
   // An install: fresh's entries spliced into the indexes as they are, when the cache says which
   // packages they merge. Else merged from every package's pieces.
@@ -395,9 +402,20 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
                  prepared ? std::optional<std::vector<common::PreparedWrite>>(std::move(prepared->own)) : std::nullopt);
 }
 
-Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
+std::vector<std::string> Library::order_union(const std::vector<std::string>& newest_first) const {
+  std::vector<std::string> both = newest_first;
+  std::unordered_set<std::string_view> listed(newest_first.begin(), newest_first.end());  // not a search a package
+  for (const auto& p : read_order())
+    if (!listed.count(p)) both.push_back(p);
+  return both;
+}
+
+Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first,
+                                           const std::vector<std::string>& both, const PackagePieces& fresh,
                                            const std::vector<std::string>& socs) {
   Prepared p;
+  p.journal.emplace(journal_file(), journal_text("install", fresh.package));
+  p.order_union = common::prepare_if_changed(root_ / "config.ini", config_ini(both));
   if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, p.cache)) {
     p.spliced = true;
     for (const auto& [soc, text] : *spliced) p.indexes.emplace_back(index_file(soc), text.parts());
@@ -464,7 +482,7 @@ void Library::finish_publish(const std::vector<std::string>& newest_first,
 
 void Library::recover() {
   order_.reset();  // what was read before the lock: another run may have removed a package since
-  fs::path journal = root_ / "config" / "transaction.json";
+  fs::path journal = journal_file();
   if (std::optional<std::string> text = common::read_file_if_exists(journal, 4096)) {
     std::string op, package;
     try {  // a journal cut short by a crash names no change: the indexes are rebuilt all the same
@@ -509,9 +527,7 @@ std::vector<fs::path> Library::leftover_dirs() const {
   return out;
 }
 
-bool Library::recovery_pending() const {
-  return common::path_exists(root_ / "config" / "transaction.json") || !leftover_dirs().empty();
-}
+bool Library::recovery_pending() const { return common::path_exists(journal_file()) || !leftover_dirs().empty(); }
 
 bool Library::same_payload_installed(const PayloadSource& payload) const {
   if (!packager::is_package_name(payload.package)) return false;
@@ -616,6 +632,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
   order.insert(order.begin(), m.package);
   const std::vector<std::string> socs = soc_folders();
+  const std::vector<std::string> both = order_union(order);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   // Files below staging are made durable all at once (sync_tree) before anything points at them.
   constexpr common::Sync kStaged = common::Sync::kAtomic;
@@ -629,7 +646,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
   // library's own files (on a first install, 1.8 MB of installer); publishing then renames them.
   std::future<Prepared> preparing =
-      std::async(std::launch::async, [&, this] { return prepare_publish(order, pieces, socs); });
+      std::async(std::launch::async, [&, this] { return prepare_publish(order, both, pieces, socs); });
   Prepared prepared;
   StagedIndexes staged;
   try {
@@ -658,9 +675,10 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
           fmt::format("synced the {} files and folders of {} one by one: other processes had {} MiB not yet on "
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
-    prepared = preparing.get();           // fails (a full disk) before anything changes
-    write_journal("install", m.package);  // may fail too, on a full disk
-    remove_tree(target);                  // a half package left by something else than us
+    prepared = preparing.get();  // fails (a full disk) before anything changes
+    prepared.journal->commit();  // the install, as the next run under the lock finds it
+    common::sync_folder(journal_file().parent_path());
+    remove_tree(target);  // a half package left by something else than us
   } catch (...) {
     remove_tree_after_failure(staging);
     throw;

@@ -85,10 +85,12 @@ class Library {
   /// What an install publishes, made while its files are written (prepare_publish): the files
   /// that change, written beside the ones they replace and synced; publish renames them.
   struct Prepared {
-    std::vector<common::PreparedWrite> own;      // prepare_own_files
-    bool spliced = false;                        // the indexes below are fresh's entries spliced in
-    std::vector<common::PreparedWrite> indexes;  // the soc indexes that change
-    IndexCache cache;                            // of the indexes then
+    std::optional<common::PreparedWrite> journal;      // config/transaction.json: the install
+    std::optional<common::PreparedWrite> order_union;  // config.ini with the old order and the new; none: as it is
+    std::vector<common::PreparedWrite> own;            // prepare_own_files
+    bool spliced = false;                              // the indexes below are fresh's entries spliced in
+    std::vector<common::PreparedWrite> indexes;        // the soc indexes that change
+    IndexCache cache;                                  // of the indexes then
   };
   /// `prepared`, when given, is prepare_publish's for the same order and fresh.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
@@ -100,8 +102,12 @@ class Library {
   /// the one it replaces. Done on another thread while the package's files are written: until
   /// it returns, the install touches none of the library's state it reads (the merged indexes
   /// read under the lock, the index cache). Needs the lock.
-  Prepared prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
-                           const std::vector<std::string>& socs);
+  Prepared prepare_publish(const std::vector<std::string>& newest_first, const std::vector<std::string>& both,
+                           const PackagePieces& fresh, const std::vector<std::string>& socs);
+  /// The packages of newest_first, then those config.ini lists that it does not (a package that
+  /// goes stays listed until the indexes no longer name it): what config.ini says while publish
+  /// writes the indexes.
+  std::vector<std::string> order_union(const std::vector<std::string>& newest_first) const;
   // publish's parts: the indexes merged from every package's pieces and written (`next` gets
   // their cache), and what follows the indexes.
   void merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
@@ -118,6 +124,8 @@ class Library {
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
   void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
+  std::filesystem::path journal_file() const;  // config/transaction.json
+  static std::string journal_text(const std::string& op, const std::string& package);
   // An installed package's manifest, parsed once per run (a package's files never change while
   // it is installed; removing it forgets it). Throws when it is damaged.
   const packager::Manifest& installed_manifest(const std::string& package);
