@@ -76,12 +76,6 @@ std::string uninstall_script(const std::string& what, const std::string& interna
       what, common::kVersion, up, internal, args);
 }
 
-// What a package's staging folder holds beside its files, rendered from its index pieces.
-struct StagedIndexes {
-  std::string pieces_gz;                   // index_pieces.gz
-  std::map<std::string, std::string> own;  // soc: the package's own binary_info_config.json
-};
-
 // The files of a delta package that its base holds (none for a whole package).
 std::vector<const packager::PackageFile*> base_files(const packager::Manifest& m) {
   std::vector<const packager::PackageFile*> from_base;
@@ -383,7 +377,7 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   if (fresh && !prepared) spliced = spliced_indexes(newest_first, *fresh, socs, next);
   cache_.reset();  // what publish writes from here on is what it will know
   merged_index_.clear();
-  if (prepared && prepared->spliced) {
+  if (prepared && prepared->indexes_made) {
     for (common::PreparedWrite& w : prepared->indexes) w.commit();
     for (const common::PreparedWrite& w : prepared->indexes) common::sync_folder(w.path().parent_path());  // one a soc
     next = std::move(prepared->cache);
@@ -412,13 +406,26 @@ std::vector<std::string> Library::order_union(const std::vector<std::string>& ne
 
 Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first,
                                            const std::vector<std::string>& both, const PackagePieces& fresh,
+                                           const std::shared_future<std::map<std::string, std::string>>& fresh_index,
                                            const std::vector<std::string>& socs) {
   Prepared p;
   p.journal.emplace(journal_file(), journal_text("install", fresh.package));
   p.order_union = common::prepare_if_changed(root_ / "config.ini", config_ini(both));
   if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, p.cache)) {
-    p.spliced = true;
+    p.indexes_made = true;
     for (const auto& [soc, text] : *spliced) p.indexes.emplace_back(index_file(soc), text.parts());
+  } else if (newest_first.size() == 1 && newest_first.front() == fresh.package) {
+    // Fresh alone (a first install): its merged index is its own, as merge_and_write makes it.
+    const std::map<std::string, std::string>& own = fresh_index.get();
+    if (std::all_of(socs.begin(), socs.end(), [&](const std::string& soc) { return own.count(soc) > 0; })) {
+      p.indexes_made = true;
+      p.cache = IndexCache{newest_first, {}};
+      for (const auto& [soc, text] : own) {
+        p.cache.indexes[soc] = index_check(text);
+        if (std::optional<common::PreparedWrite> w = common::prepare_if_changed(index_file(soc), text))
+          p.indexes.push_back(std::move(*w));
+      }
+    }
   }
   p.own = prepare_own_files();
   return p;
@@ -639,26 +646,24 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // The package's index pieces and own index, rendered on another thread while its files are
   // written (its own index: as CANN's installer leaves it beside its kernels, for tools that
   // count a package's kernels; opbase reads the merged one in ai_core/config/).
-  std::future<StagedIndexes> rendering = std::async(std::launch::async, [&pieces] {
-    return StagedIndexes{pieces_file(pieces), merged_indexes({&pieces}, {})};
-  });
+  std::future<std::string> pieces_gz = std::async(std::launch::async, [&pieces] { return pieces_file(pieces); });
+  std::shared_future<std::map<std::string, std::string>> own_index =  // soc: its binary_info_config.json
+      std::async(std::launch::async, [&pieces] { return merged_indexes({&pieces}, {}); }).share();
   // What publishing writes, written and synced meanwhile too: the merged indexes with the
   // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
   // library's own files (on a first install, 1.8 MB of installer); publishing then renames them.
   std::future<Prepared> preparing =
-      std::async(std::launch::async, [&, this] { return prepare_publish(order, both, pieces, socs); });
+      std::async(std::launch::async, [&, this] { return prepare_publish(order, both, pieces, own_index, socs); });
   Prepared prepared;
-  StagedIndexes staged;
   try {
     read_payload(payload, staging, pm, &installed);
     link_base_files(from_base, installed, staging);
-    staged = rendering.get();
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
     common::write_atomic(staging / packager::kManifestName, wanted, 0644, kStaged);
     common::write_atomic(staging / "payload.sha256", payload.sha256 + "\n", 0644, kStaged);
-    common::write_atomic(staging / kIndexPiecesName, staged.pieces_gz, 0644, kStaged);
-    for (const auto& [soc, text] : staged.own) {
+    common::write_atomic(staging / kIndexPiecesName, pieces_gz.get(), 0644, kStaged);
+    for (const auto& [soc, text] : own_index.get()) {
       common::ensure_real_dir(staging / "config");
       common::ensure_real_dir(staging / "config" / soc);
       common::write_atomic(staging / "config" / soc / "binary_info_config.json", text, 0644, kStaged);
@@ -688,7 +693,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     remove_tree_after_failure(staging);
     throw common::IoError(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
   }
-  publish(order, &pieces, &staged.own, std::move(prepared));
+  publish(order, &pieces, &own_index.get(), std::move(prepared));
   clear_journal();
   return true;
 }

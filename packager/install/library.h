@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
 #include <string>
@@ -88,22 +89,26 @@ class Library {
     std::optional<common::PreparedWrite> journal;      // config/transaction.json: the install
     std::optional<common::PreparedWrite> order_union;  // config.ini with the old order and the new; none: as it is
     std::vector<common::PreparedWrite> own;            // prepare_own_files
-    bool spliced = false;                              // the indexes below are fresh's entries spliced in
-    std::vector<common::PreparedWrite> indexes;        // the soc indexes that change
-    IndexCache cache;                                  // of the indexes then
+    bool indexes_made =
+        false;  // the indexes below are what publish writes: fresh's entries spliced in, or fresh's alone
+    std::vector<common::PreparedWrite> indexes;  // the soc indexes that change
+    IndexCache cache;                            // of the indexes then
   };
   /// `prepared`, when given, is prepare_publish's for the same order and fresh.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
                const std::map<std::string, std::string>* fresh_index = nullptr,
                std::optional<Prepared> prepared = std::nullopt);
-  /// The slow part of publishing an install of `fresh` as the newest of `newest_first`: fresh's
-  /// entries spliced into the merged indexes (when the index cache allows; else publish merges
-  /// them from every package's pieces) and every file that changes written and synced beside
-  /// the one it replaces. Done on another thread while the package's files are written: until
-  /// it returns, the install touches none of the library's state it reads (the merged indexes
-  /// read under the lock, the index cache). Needs the lock.
+  /// The slow part of publishing an install of `fresh` as the newest of `newest_first` (`both`:
+  /// order_union's): fresh's entries spliced into the merged indexes when the index cache allows,
+  /// or, fresh alone, its own index (`fresh_index`); else publish merges every package's pieces.
+  /// Every file that changes is written and synced beside the one it replaces, the journal of the
+  /// install too. Done on another thread while the package's files are written: until it
+  /// returns, the install touches none of the library's state it reads (the merged indexes read
+  /// under the lock, the index cache). Needs the lock.
   Prepared prepare_publish(const std::vector<std::string>& newest_first, const std::vector<std::string>& both,
-                           const PackagePieces& fresh, const std::vector<std::string>& socs);
+                           const PackagePieces& fresh,
+                           const std::shared_future<std::map<std::string, std::string>>& fresh_index,
+                           const std::vector<std::string>& socs);
   /// The packages of newest_first, then those config.ini lists that it does not (a package that
   /// goes stays listed until the indexes no longer name it): what config.ini says while publish
   /// writes the indexes.
