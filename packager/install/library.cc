@@ -649,9 +649,10 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   std::future<std::string> pieces_gz = std::async(std::launch::async, [&pieces] { return pieces_file(pieces); });
   std::shared_future<std::map<std::string, std::string>> own_index =  // soc: its binary_info_config.json
       std::async(std::launch::async, [&pieces] { return merged_indexes({&pieces}, {}); }).share();
-  // What publishing writes, written and synced meanwhile too: the merged indexes with the
-  // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
-  // library's own files (on a first install, 1.8 MB of installer); publishing then renames them.
+  // What publishing writes, written and synced meanwhile too: the journal, config.ini, the merged
+  // indexes with the package's entries spliced in (megabytes, in a library of hundreds of
+  // packages) and the library's own files (on a first install, 1.8 MB of installer); the install
+  // then only renames them.
   std::future<Prepared> preparing =
       std::async(std::launch::async, [&, this] { return prepare_publish(order, both, pieces, own_index, socs); });
   Prepared prepared;
