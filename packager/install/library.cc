@@ -360,7 +360,7 @@ std::optional<std::map<std::string, Rope>> Library::spliced_indexes(const std::v
 }
 
 void Library::publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
-                      const std::map<std::string, std::string>* fresh_index, std::optional<Prepared> prepared) {
+                      std::optional<Prepared> prepared) {
   // Order of writes, so that at every moment every package an index lists is in config.ini and
   // on disk: config.ini as the union of old and new, then the indexes, then config.ini as new.
   if (!prepared) {
@@ -377,17 +377,18 @@ void Library::publish(const std::vector<std::string>& newest_first, const Packag
   if (fresh && !prepared) spliced = spliced_indexes(newest_first, *fresh, socs, next);
   cache_.reset();  // what publish writes from here on is what it will know
   merged_index_.clear();
-  if (prepared && prepared->indexes_made) {
-    for (common::PreparedWrite& w : prepared->indexes) w.commit();
-    for (const common::PreparedWrite& w : prepared->indexes) common::sync_folder(w.path().parent_path());  // one a soc
-    next = std::move(prepared->cache);
+  if (prepared && prepared->indexes) {
+    for (common::PreparedWrite& w : prepared->indexes->files) w.commit();
+    for (const common::PreparedWrite& w : prepared->indexes->files)
+      common::sync_folder(w.path().parent_path());  // one a soc
+    next = std::move(prepared->indexes->cache);
   } else if (spliced) {
     for (const auto& [soc, text] : *spliced) {
       common::ensure_real_dir(root_ / "config" / soc);
       common::write_atomic(index_file(soc), text.parts());
     }
   } else {
-    merge_and_write(newest_first, fresh, fresh_index, socs, next);
+    merge_and_write(newest_first, fresh, socs, next);
   }
   // After the indexes it describes: a cache that is not written names indexes that are gone.
   common::write_atomic(root_ / kIndexCacheName, index_cache_text(next), 0644, common::Sync::kAtomic);
@@ -411,20 +412,22 @@ Library::Prepared Library::prepare_publish(const std::vector<std::string>& newes
   Prepared p;
   p.journal.emplace(journal_file(), journal_text("install", fresh.package));
   p.order_union = common::prepare_if_changed(root_ / "config.ini", config_ini(both));
-  if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, p.cache)) {
-    p.indexes_made = true;
-    for (const auto& [soc, text] : *spliced) p.indexes.emplace_back(index_file(soc), text.parts());
+  Prepared::Indexes made;
+  if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, made.cache)) {
+    for (const auto& [soc, text] : *spliced) made.files.emplace_back(index_file(soc), text.parts());
+    p.indexes = std::move(made);
   } else if (newest_first.size() == 1 && newest_first.front() == fresh.package) {
-    // Fresh alone (a first install): its merged index is its own, as merge_and_write makes it.
+    // Fresh alone (a first install): its merged index is its own (with no other soc's folder
+    // to list), which merge_and_write would render again.
     const std::map<std::string, std::string>& own = fresh_index.get();
     if (std::all_of(socs.begin(), socs.end(), [&](const std::string& soc) { return own.count(soc) > 0; })) {
-      p.indexes_made = true;
-      p.cache = IndexCache{newest_first, {}};
+      made.cache = IndexCache{newest_first, {}};
       for (const auto& [soc, text] : own) {
-        p.cache.indexes[soc] = index_check(text);
+        made.cache.indexes[soc] = index_check(text);
         if (std::optional<common::PreparedWrite> w = common::prepare_if_changed(index_file(soc), text))
-          p.indexes.push_back(std::move(*w));
+          made.files.push_back(std::move(*w));
       }
+      p.indexes = std::move(made);
     }
   }
   p.own = prepare_own_files();
@@ -432,7 +435,6 @@ Library::Prepared Library::prepare_publish(const std::vector<std::string>& newes
 }
 
 void Library::merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
-                              const std::map<std::string, std::string>* fresh_index,
                               const std::vector<std::string>& socs, IndexCache& next) {
   std::vector<const PackagePieces*> pieces;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
@@ -446,13 +448,7 @@ void Library::merge_and_write(const std::vector<std::string>& newest_first, cons
       throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
   }
-  // A library of the fresh package alone: its merged index is the package's own (with no other
-  // soc's folder to list).
-  bool alone = fresh_index && pieces.size() == 1 && pieces[0] == fresh &&
-               std::all_of(socs.begin(), socs.end(), [&](const std::string& soc) { return fresh_index->count(soc); });
-  std::map<std::string, std::string> merged;
-  const auto& indexes = alone ? *fresh_index : (merged = merged_indexes(pieces, socs));
-  for (const auto& [soc, text] : indexes) {
+  for (const auto& [soc, text] : merged_indexes(pieces, socs)) {
     common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(index_file(soc), text);
     next.indexes[soc] = index_check(text);
@@ -694,7 +690,7 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     remove_tree_after_failure(staging);
     throw common::IoError(fmt::format("{}: cannot publish: {}", target.string(), std::strerror(e)));
   }
-  publish(order, &pieces, &own_index.get(), std::move(prepared));
+  publish(order, &pieces, std::move(prepared));
   clear_journal();
   return true;
 }

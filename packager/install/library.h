@@ -82,21 +82,22 @@ class Library {
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
-  /// `fresh_index`, when given, is fresh's own merged index, used when fresh is all there is.
   /// What an install publishes, made while its files are written (prepare_publish): the files
   /// that change, written beside the ones they replace and synced; publish renames them.
   struct Prepared {
     std::optional<common::PreparedWrite> journal;      // config/transaction.json: the install
     std::optional<common::PreparedWrite> order_union;  // config.ini with the old order and the new; none: as it is
     std::vector<common::PreparedWrite> own;            // prepare_own_files
-    bool indexes_made =
-        false;  // the indexes below are what publish writes: fresh's entries spliced in, or fresh's alone
-    std::vector<common::PreparedWrite> indexes;  // the soc indexes that change
-    IndexCache cache;                            // of the indexes then
+    // The indexes publish writes (fresh's entries spliced in, or fresh's alone); none: publish
+    // merges every package's pieces.
+    struct Indexes {
+      std::vector<common::PreparedWrite> files;  // the soc indexes that change
+      IndexCache cache;                          // of the indexes then
+    };
+    std::optional<Indexes> indexes;
   };
   /// `prepared`, when given, is prepare_publish's for the same order and fresh.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
-               const std::map<std::string, std::string>* fresh_index = nullptr,
                std::optional<Prepared> prepared = std::nullopt);
   /// The slow part of publishing an install of `fresh` as the newest of `newest_first` (`both`:
   /// order_union's): fresh's entries spliced into the merged indexes when the index cache allows,
@@ -116,8 +117,7 @@ class Library {
   // publish's parts: the indexes merged from every package's pieces and written (`next` gets
   // their cache), and what follows the indexes.
   void merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
-                       const std::map<std::string, std::string>* fresh_index, const std::vector<std::string>& socs,
-                       IndexCache& next);
+                       const std::vector<std::string>& socs, IndexCache& next);
   void finish_publish(const std::vector<std::string>& newest_first,
                       std::optional<std::vector<common::PreparedWrite>> own);
   /// The library's files that no package changes (version.info, uninstall.sh, and bin/skb-install,
