@@ -26,8 +26,14 @@ constexpr std::size_t kFlushEvery = std::size_t{4} << 20;
 unsigned writers() { return std::clamp(std::thread::hardware_concurrency(), 1u, 4u); }
 }  // namespace
 
-FileSink::FileSink(fs::path dest, const InstalledFiles* installed, std::size_t max_queued)
-    : dest_(std::move(dest)), installed_(installed), max_queued_(max_queued) {
+FutureInstalledFiles ready_installed_files(InstalledFiles files) {
+  std::promise<InstalledFiles> made;
+  made.set_value(std::move(files));
+  return made.get_future().share();
+}
+
+FileSink::FileSink(fs::path dest, FutureInstalledFiles installed, std::size_t max_queued)
+    : dest_(std::move(dest)), installed_(std::move(installed)), max_queued_(max_queued) {
   if (!dest_.empty()) dest_fd_ = ::open(dest_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   for (unsigned i = 0; i < writers(); ++i) workers_.emplace_back([this] { run(); });
   if (dest_fd_ >= 0) flusher_ = std::thread([this] { flush_ahead(); });
@@ -65,6 +71,7 @@ void FileSink::finish() {
 
 void FileSink::run() {
   std::string made;  // the last folder this thread made below dest_ (files come sorted; most share it)
+  const FutureInstalledFiles installed = installed_;
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     changed_.wait(lock, [&] { return closing_ || !jobs_.empty(); });
@@ -83,7 +90,7 @@ void FileSink::run() {
     std::exception_ptr failed;
     for (const Job& job : batch) {
       try {
-        write_one(job, made);
+        write_one(job, made, installed);
       } catch (...) {
         failed = std::current_exception();
         break;
@@ -123,7 +130,7 @@ void FileSink::flush_ahead() {
   }
 }
 
-void FileSink::write_one(const Job& job, std::string& made) {
+void FileSink::write_one(const Job& job, std::string& made, const FutureInstalledFiles& installed) {
   const packager::PackageFile& want = *job.want;
   if (job.data.size() != want.size || common::sha256_hex(job.data) != want.sha256)
     throw VerifyError(fmt::format("payload entry {} does not match its sha256 in the manifest", want.path));
@@ -135,7 +142,7 @@ void FileSink::write_one(const Job& job, std::string& made) {
     made = folder;
   }
   fs::path out = dest_ / want.path;
-  if (link_installed(want, out)) return;
+  if (link_installed(want, out, installed)) return;
   int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw common::Error(fmt::format("{}: cannot create: {}", out.string(), std::strerror(errno)));
   for (std::size_t done = 0; done < job.data.size();) {
@@ -161,10 +168,12 @@ bool holds_bytes(const fs::path& file, const packager::PackageFile& want) {
   }
 }
 
-bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out) {
-  if (!installed_) return false;
-  auto it = installed_->find(want.sha256);
-  return it != installed_->end() && holds_bytes(it->second, want) && ::link(it->second.c_str(), out.c_str()) == 0;
+bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out,
+                              const FutureInstalledFiles& installed) {
+  if (!installed.valid()) return false;
+  const InstalledFiles& files = installed.get();
+  auto it = files.find(want.sha256);
+  return it != files.end() && holds_bytes(it->second, want) && ::link(it->second.c_str(), out.c_str()) == 0;
 }
 
 }  // namespace skb::installer

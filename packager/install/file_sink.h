@@ -5,6 +5,7 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,6 +20,11 @@ namespace skb::installer {
 /// one of them (a hard link) instead of written again, so that the library stores each kernel
 /// once however many packages hold it.
 using InstalledFiles = std::unordered_map<std::string, std::filesystem::path>;
+/// The same, found while the payload is read (or none: not valid()).
+using FutureInstalledFiles = std::shared_future<InstalledFiles>;
+
+/// A FutureInstalledFiles that holds `files` already.
+FutureInstalledFiles ready_installed_files(InstalledFiles files);
 
 /// True when `file` is a regular file that still holds `want`'s bytes (its size, then its
 /// sha256): only such a copy is linked, so a copy damaged since it was installed is never spread.
@@ -34,14 +40,15 @@ bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile&
 /// while other processes' unsynced bytes would hold it up: see choose_sync_way).
 /// A file whose bytes the library already holds (`installed`) is linked to them, once the
 /// installed file is checked to hash to the same sha256; it is written when the link cannot be
-/// made (another filesystem, too many links).
+/// made (another filesystem, too many links). The writers wait for `installed` when it is still
+/// being found, at the first file they write.
 /// At most `max_queued` bytes wait for the writers, or one file when it alone is larger. Writing
 /// is what limits an install, so a longer queue only fills: 4 MiB keeps the writers busy, and
 /// every MiB more is 256 page faults and cache misses the decompressor pays for nothing.
 class FileSink {
  public:
   /// dest empty: check only.
-  explicit FileSink(std::filesystem::path dest, const InstalledFiles* installed = nullptr,
+  explicit FileSink(std::filesystem::path dest, FutureInstalledFiles installed = {},
                     std::size_t max_queued = std::size_t{4} << 20);
   ~FileSink();
   FileSink(const FileSink&) = delete;
@@ -59,12 +66,14 @@ class FileSink {
   };
   void run();
   void flush_ahead();
-  void write_one(const Job& job, std::string& made);
-  bool link_installed(const packager::PackageFile& want, const std::filesystem::path& out);
+  // `installed`: the writer's own copy of installed_ (a shared_future is read by one thread).
+  void write_one(const Job& job, std::string& made, const FutureInstalledFiles& installed);
+  static bool link_installed(const packager::PackageFile& want, const std::filesystem::path& out,
+                             const FutureInstalledFiles& installed);
   void rethrow_failure();
 
   std::filesystem::path dest_;
-  const InstalledFiles* installed_;
+  const FutureInstalledFiles installed_;
   const std::size_t max_queued_;
   std::mutex mu_;
   std::condition_variable changed_;

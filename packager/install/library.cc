@@ -408,11 +408,12 @@ std::vector<std::string> Library::order_union(const std::vector<std::string>& ne
 Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first,
                                            const std::vector<std::string>& both, const PackagePieces& fresh,
                                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
-                                           const std::vector<std::string>& socs) {
+                                           const std::vector<std::string>& socs, const FutureInstalledFiles& found) {
   Prepared p;
   p.journal.emplace(journal_file(), journal_text("install", fresh.package));
   p.order_union = common::prepare_if_changed(root_ / "config.ini", config_ini(both));
   Prepared::Indexes made;
+  found.wait();  // it reads the merged index that the splice takes
   if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, made.cache)) {
     for (const auto& [soc, text] : *spliced) made.files.emplace_back(index_file(soc), text.parts());
     p.indexes = std::move(made);
@@ -618,15 +619,23 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     remove_package_locked(m.package);
   }
 
-  // A delta package's other files must be in the library, byte for byte, before anything is
-  // written (a package with all its files, whichever holds them).
-  InstalledFiles installed = installed_files(m);
   std::vector<const packager::PackageFile*> from_base = base_files(m);
-  try {
-    check_base_files(m, from_base, installed);
-  } catch (const BaseMissingError&) {  // a cache that missed a file: every package's pieces say
-    installed = installed_files(m, true);
-    check_base_files(m, from_base, installed);
+  FutureInstalledFiles installed;
+  if (from_base.empty()) {
+    // The files the package may link to, found while its payload is read (reading and searching
+    // the merged index: megabytes, in a library of hundreds of packages).
+    installed = std::async(std::launch::async, [&m, this] { return installed_files(m); }).share();
+  } else {
+    // A delta package's other files must be in the library, byte for byte, before anything is
+    // written (a package with all its files, whichever holds them).
+    InstalledFiles found = installed_files(m);
+    try {
+      check_base_files(m, from_base, found);
+    } catch (const BaseMissingError&) {  // a cache that missed a file: every package's pieces say
+      found = installed_files(m, true);
+      check_base_files(m, from_base, found);
+    }
+    installed = ready_installed_files(std::move(found));
   }
 
   const PackagePieces pieces = pieces_of(m);
@@ -649,12 +658,13 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // indexes with the package's entries spliced in (megabytes, in a library of hundreds of
   // packages) and the library's own files (on a first install, 1.8 MB of installer); the install
   // then only renames them.
-  std::future<Prepared> preparing =
-      std::async(std::launch::async, [&, this] { return prepare_publish(order, both, pieces, own_index, socs); });
+  std::future<Prepared> preparing = std::async(std::launch::async, [&, this, found = installed] {
+    return prepare_publish(order, both, pieces, own_index, socs, found);
+  });
   Prepared prepared;
   try {
-    read_payload(payload, staging, pm, &installed);
-    link_base_files(from_base, installed, staging);
+    read_payload(payload, staging, pm, installed);
+    if (!from_base.empty()) link_base_files(from_base, installed.get(), staging);
     common::write_atomic(staging / "uninstall.sh",
                          uninstall_script(m.package, "--package=" + m.package, "--uninstall", 1), 0755, kStaged);
     common::write_atomic(staging / packager::kManifestName, wanted, 0644, kStaged);

@@ -105,11 +105,12 @@ class Library {
   /// Every file that changes is written and synced beside the one it replaces, the journal of the
   /// install too. Done on another thread while the package's files are written: until it
   /// returns, the install touches none of the library's state it reads (the merged indexes read
-  /// under the lock, the index cache). Needs the lock.
+  /// under the lock, the index cache). `found`: the files the package links to, being found from
+  /// the merged index on a third thread; the splice waits for it. Needs the lock.
   Prepared prepare_publish(const std::vector<std::string>& newest_first, const std::vector<std::string>& both,
                            const PackagePieces& fresh,
                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
-                           const std::vector<std::string>& socs);
+                           const std::vector<std::string>& socs, const FutureInstalledFiles& found);
   /// The packages of newest_first, then those config.ini lists that it does not (a package that
   /// goes stays listed until the indexes no longer name it): what config.ini says while publish
   /// writes the indexes.

@@ -200,11 +200,10 @@ Manifest parse_payload_manifest(const std::string& text) {
 }
 
 // Checks the entries after the manifest against it, writing them below dest when it is set.
-void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest,
-                   const InstalledFiles* installed = nullptr) {
+void extract_files(ReadArchive& ar, const Manifest& m, const fs::path& dest, FutureInstalledFiles installed = {}) {
   if (!dest.empty() && ::mkdir(dest.c_str(), 0755) != 0)
     throw common::Error(fmt::format("{}: cannot create: {}", dest.string(), std::strerror(errno)));
-  FileSink sink(dest, installed);
+  FileSink sink(dest, std::move(installed));
   std::size_t next = 0;
   // A delta package's files that its base holds are not in the payload (the installer links them).
   auto skip_base_files = [&] {
@@ -301,10 +300,10 @@ Manifest read_payload(const PayloadSource& src, const fs::path& dest) {
 }
 
 void read_payload(const PayloadSource& src, const fs::path& dest, const PayloadManifest& known,
-                  const InstalledFiles* installed) {
+                  FutureInstalledFiles installed) {
   ReadArchive ar(src, blocks_ahead());
   if (first_entry_text(ar) != known.text) throw VerifyError("the payload's manifest changed while it was read");
-  extract_files(ar, known.manifest, dest, installed);
+  extract_files(ar, known.manifest, dest, std::move(installed));
 }
 
 }  // namespace skb::installer

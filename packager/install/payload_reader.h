@@ -64,6 +64,6 @@ packager::Manifest read_payload(const PayloadSource& src, const std::filesystem:
 /// those very bytes (so it is not parsed again), and the files are checked against it. Files
 /// whose bytes `installed` holds are linked to them (FileSink).
 void read_payload(const PayloadSource& src, const std::filesystem::path& dest, const PayloadManifest& known,
-                  const InstalledFiles* installed = nullptr);
+                  FutureInstalledFiles installed = {});
 
 }  // namespace skb::installer

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <chrono>
+#include <future>
+#include <thread>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -31,7 +34,7 @@ TEST(FileSink, WritesEveryFileThroughAQueueSmallerThanOneOfThem) {
   for (std::size_t i = 0; i < data.size(); ++i)
     want.push_back(entry("host/Op" + std::to_string(i / 50) + "/k" + std::to_string(i) + ".so", data[i]));
   {
-    FileSink sink(dest, nullptr, 4096);  // about 4 small files at a time; the 64 KiB one goes alone
+    FileSink sink(dest, {}, 4096);  // about 4 small files at a time; the 64 KiB one goes alone
     for (std::size_t i = 0; i < data.size(); ++i) sink.put(want[i], data[i]);
     sink.finish();
   }
@@ -43,7 +46,7 @@ TEST(FileSink, CheckOnlyNamesTheFileThatDoesNotMatchItsManifestEntry) {
   auto data = contents(3, -1);
   std::vector<packager::PackageFile> want = {entry("host/A/a.so", data[0]), entry("host/A/b.so", data[1]),
                                              entry("host/A/c.so", data[2])};
-  FileSink sink({}, nullptr, 4096);
+  FileSink sink({}, {}, 4096);
   sink.put(want[0], data[0]);
   std::string flipped = data[1];
   flipped[100] ^= 1;  // same size: only the hash can tell
@@ -82,7 +85,7 @@ TEST(FileSink, LinksAFileTheLibraryHoldsAndWritesOneWhoseCopyIsDamaged) {
   std::vector<packager::PackageFile> want = {entry("host/A/a.so", "kernel a"), entry("host/A/b.so", "kernel b"),
                                              entry("host/A/c.so", "kernel c")};
   {
-    FileSink sink(dest, &installed);
+    FileSink sink(dest, ready_installed_files(installed));
     sink.put(want[0], "kernel a");
     sink.put(want[1], "kernel b");
     sink.put(want[2], "kernel c");
@@ -99,6 +102,41 @@ TEST(FileSink, LinksAFileTheLibraryHoldsAndWritesOneWhoseCopyIsDamaged) {
   EXPECT_EQ(std::filesystem::hard_link_count(dest / "host/A/c.so"), 1u);
   std::filesystem::remove_all(lib / "static_kernel_1");  // the other package goes: this one keeps its kernel
   EXPECT_EQ(common::read_file(dest / "host/A/a.so"), "kernel a");
+}
+
+// The installed files may still be being found when the first files come: the writers wait for
+// them, then link as above; a failure to find them fails the extraction.
+TEST(FileSink, WaitsForTheInstalledFilesBeingFound) {
+  auto lib = test::scratch_dir() / "lib";
+  test::write_text(lib / "static_kernel_1/host/A/a.so", "kernel a");
+  auto dest = lib / ".staging";
+  std::filesystem::create_directory(dest);
+  std::vector<packager::PackageFile> want = {entry("host/A/a.so", "kernel a"), entry("host/A/c.so", "kernel c")};
+  std::promise<InstalledFiles> finding;
+  {
+    FileSink sink(dest, finding.get_future().share());
+    sink.put(want[0], "kernel a");
+    sink.put(want[1], "kernel c");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(std::filesystem::exists(dest / "host/A/a.so")) << "written before the library's files were known";
+    finding.set_value({{common::sha256_hex("kernel a"), lib / "static_kernel_1/host/A/a.so"}});
+    sink.finish();
+  }
+  EXPECT_EQ(std::filesystem::hard_link_count(dest / "host/A/a.so"), 2u);
+  EXPECT_EQ(common::read_file(dest / "host/A/c.so"), "kernel c");
+
+  std::filesystem::remove_all(dest);
+  std::filesystem::create_directory(dest);
+  std::promise<InstalledFiles> failing;
+  failing.set_exception(std::make_exception_ptr(common::IoError("index: cannot read")));
+  FileSink sink(dest, failing.get_future().share());
+  try {
+    sink.put(want[0], "kernel a");
+    sink.finish();
+    ADD_FAILURE() << "no error";
+  } catch (const common::IoError& e) {
+    EXPECT_STREQ(e.what(), "index: cannot read");
+  }
 }
 
 }  // namespace
