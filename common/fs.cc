@@ -167,11 +167,11 @@ bool write_if_changed(const fs::path& path, std::string_view content, Sync sync)
   return true;
 }
 
-PreparedWrite::PreparedWrite(fs::path path, std::string_view content, unsigned mode)
-    : PreparedWrite(std::move(path), std::vector<std::string_view>{content}, mode) {}
+PreparedWrite::PreparedWrite(fs::path path, std::string_view content, unsigned mode, Sync sync)
+    : PreparedWrite(std::move(path), std::vector<std::string_view>{content}, mode, sync) {}
 
-PreparedWrite::PreparedWrite(fs::path path, const std::vector<std::string_view>& parts, unsigned mode)
-    : path_(std::move(path)), tmp_(write_temp(path_, parts, mode, Sync::kDurable)) {}
+PreparedWrite::PreparedWrite(fs::path path, const std::vector<std::string_view>& parts, unsigned mode, Sync sync)
+    : path_(std::move(path)), tmp_(write_temp(path_, parts, mode, sync)) {}
 
 PreparedWrite::PreparedWrite(PreparedWrite&& other) noexcept
     : path_(std::move(other.path_)), tmp_(std::exchange(other.tmp_, fs::path())) {}
@@ -189,14 +189,25 @@ PreparedWrite::~PreparedWrite() {
   if (!tmp_.empty()) ::unlink(tmp_.c_str());
 }
 
+void PreparedWrite::sync(std::optional<dev_t> synced) {
+  if (tmp_.empty()) throw Error(fmt::format("{}: synced after its commit", path_.string()));
+  Fd fd(::open(tmp_.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st;
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0)
+    throw IoError(fmt::format("{}: cannot open to sync: {}", tmp_.string(), errno_text()));
+  if (synced && st.st_dev == *synced) return;
+  if (::fsync(fd.get()) != 0) throw IoError(fmt::format("{}: fsync failed: {}", tmp_.string(), errno_text()));
+}
+
 void PreparedWrite::commit() {
   if (tmp_.empty()) throw Error(fmt::format("{}: committed twice", path_.string()));
   rename_into_place(std::exchange(tmp_, fs::path()), path_);
 }
 
-std::optional<PreparedWrite> prepare_if_changed(const fs::path& path, std::string_view content, unsigned mode) {
+std::optional<PreparedWrite> prepare_if_changed(const fs::path& path, std::string_view content, unsigned mode,
+                                                Sync sync) {
   if (holds_exactly(path, content)) return std::nullopt;
-  return PreparedWrite(path, content, mode);
+  return PreparedWrite(path, content, mode, sync);
 }
 
 void sync_folder(const fs::path& dir) { fsync_dir(dir); }

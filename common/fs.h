@@ -1,4 +1,6 @@
 #pragma once
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -34,15 +36,18 @@ void write_atomic(const std::filesystem::path& path, const std::vector<std::stri
                   Sync sync = Sync::kDurable);
 
 /// write_atomic in two steps, for a file whose next bytes are known before they may replace the
-/// old ones: the constructor writes the temp file beside path and fsyncs it (the slow part,
-/// which may run on another thread while other work goes on); commit() renames it into place.
-/// Making the rename durable is the caller's (sync_folder: once for the files of a folder). A
-/// write that is not committed removes its temp file. Throws Error as write_atomic does.
+/// old ones: the constructor writes the temp file beside path (the slow part, which may run on
+/// another thread while other work goes on); commit() renames it into place. With kDurable the
+/// constructor fsyncs the temp file; with kAtomic that is the caller's before commit(): sync(),
+/// or a syncfs of its filesystem, one journal commit for many files. Making the rename durable
+/// is the caller's too (sync_folder: once for the files of a folder). A write that is not
+/// committed removes its temp file. Throws Error as write_atomic does.
 class PreparedWrite {
  public:
-  PreparedWrite(std::filesystem::path path, std::string_view content, unsigned mode = 0644);
+  PreparedWrite(std::filesystem::path path, std::string_view content, unsigned mode = 0644, Sync sync = Sync::kDurable);
   /// The same, of a text in parts (written with writev, never joined in memory).
-  PreparedWrite(std::filesystem::path path, const std::vector<std::string_view>& parts, unsigned mode = 0644);
+  PreparedWrite(std::filesystem::path path, const std::vector<std::string_view>& parts, unsigned mode = 0644,
+                Sync sync = Sync::kDurable);
   PreparedWrite(PreparedWrite&& other) noexcept;
   PreparedWrite& operator=(PreparedWrite&& other) noexcept;
   PreparedWrite(const PreparedWrite&) = delete;
@@ -50,6 +55,9 @@ class PreparedWrite {
   ~PreparedWrite();
 
   const std::filesystem::path& path() const { return path_; }
+  /// fsync of the temp file, unless it lies on `synced` (the st_dev of a filesystem the caller
+  /// has synced whole since the write). Throws IoError.
+  void sync(std::optional<dev_t> synced = std::nullopt);
   void commit();
 
  private:
@@ -60,7 +68,7 @@ class PreparedWrite {
 /// A PreparedWrite of content, or nothing when path holds those very bytes already (what
 /// write_if_changed leaves alone).
 std::optional<PreparedWrite> prepare_if_changed(const std::filesystem::path& path, std::string_view content,
-                                                unsigned mode = 0644);
+                                                unsigned mode = 0644, Sync sync = Sync::kDurable);
 
 /// fsync of a folder: what makes the renames in it durable. Throws IoError.
 void sync_folder(const std::filesystem::path& dir);

@@ -1,6 +1,7 @@
 #include "packager/install/durable_tree.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -131,10 +132,12 @@ TreeSync sync_tree(const fs::path& root, std::uint64_t ours, std::size_t files) 
   }
   int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) throw Error(fmt::format("{}: cannot open to sync: {}", root.string(), std::strerror(errno)));
-  int rc = ::syncfs(fd);
+  struct stat st;
+  int rc = ::fstat(fd, &st) != 0 ? -1 : ::syncfs(fd);
   int e = errno;
   ::close(fd);
   if (rc != 0) throw Error(fmt::format("{}: cannot sync: {}", root.string(), std::strerror(e)));
+  done.filesystem = st.st_dev;
   return done;
 }
 

@@ -1,4 +1,6 @@
 #pragma once
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -33,6 +35,7 @@ inline constexpr std::uint64_t kOthersBytesPerFile = std::uint64_t{256} << 10;
 /// What sync_tree did: the way, others' unsynced bytes it saw, what it synced file by file.
 struct TreeSync {
   SyncWay way = SyncWay::kFilesystem;
+  std::optional<dev_t> filesystem;  // kFilesystem: the st_dev of the filesystem synced whole
   std::uint64_t others_unsynced = 0;
   std::size_t paths = 0;  // files and folders fsynced (kEachFile)
 };

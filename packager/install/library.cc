@@ -405,13 +405,10 @@ std::vector<std::string> Library::order_union(const std::vector<std::string>& ne
   return both;
 }
 
-Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first,
-                                           const std::vector<std::string>& both, const PackagePieces& fresh,
+Library::Prepared Library::prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
                                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
                                            const std::vector<std::string>& socs, const FutureInstalledFiles& found) {
   Prepared p;
-  p.journal.emplace(journal_file(), journal_text("install", fresh.package));
-  p.order_union = common::prepare_if_changed(root_ / "config.ini", config_ini(both));
   Prepared::Indexes made;
   found.wait();  // it reads the merged index that the splice takes
   if (std::optional<std::map<std::string, Rope>> spliced = spliced_indexes(newest_first, fresh, socs, made.cache)) {
@@ -644,7 +641,6 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   order.erase(std::remove(order.begin(), order.end(), m.package), order.end());
   order.insert(order.begin(), m.package);
   const std::vector<std::string> socs = soc_folders();
-  const std::vector<std::string> both = order_union(order);
   fs::path staging = root_ / fmt::format(".staging.{}.{}", m.package, ::getpid());
   // Files below staging are made durable all at once (sync_tree) before anything points at them.
   constexpr common::Sync kStaged = common::Sync::kAtomic;
@@ -658,8 +654,15 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // indexes with the package's entries spliced in (megabytes, in a library of hundreds of
   // packages) and the library's own files (on a first install, 1.8 MB of installer); the install
   // then only renames them.
+  // The journal and config.ini with the old order and the new are small: written now, they are
+  // made durable by the sync of the package's files (one journal commit with them, where an
+  // fsync of each on the other thread would wait for a commit of the files being written).
+  constexpr common::Sync kByTreeSync = common::Sync::kAtomic;
+  common::PreparedWrite journal(journal_file(), journal_text("install", m.package), 0644, kByTreeSync);
+  std::optional<common::PreparedWrite> union_order =
+      common::prepare_if_changed(root_ / "config.ini", config_ini(order_union(order)), 0644, kByTreeSync);
   std::future<Prepared> preparing = std::async(std::launch::async, [&, this, found = installed] {
-    return prepare_publish(order, both, pieces, own_index, socs, found);
+    return prepare_publish(order, pieces, own_index, socs, found);
   });
   Prepared prepared;
   try {
@@ -687,7 +690,11 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
           fmt::format("synced the {} files and folders of {} one by one: other processes had {} MiB not yet on "
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
-    prepared = preparing.get();  // fails (a full disk) before anything changes
+    prepared = preparing.get();       // fails (a full disk) before anything changes
+    journal.sync(synced.filesystem);  // when the sync above did not cover it (file by file)
+    if (union_order) union_order->sync(synced.filesystem);
+    prepared.journal = std::move(journal);
+    prepared.order_union = std::move(union_order);
     prepared.journal->commit();  // the install, as the next run under the lock finds it
     common::sync_folder(journal_file().parent_path());
     remove_tree(target);  // a half package left by something else than us

@@ -82,8 +82,8 @@ class Library {
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;
   /// the packages it drops must still be on disk (they are removed after). `fresh`, when given,
   /// is the pieces of a package just written, taken instead of read back.
-  /// What an install publishes, made while its files are written (prepare_publish): the files
-  /// that change, written beside the ones they replace and synced; publish renames them.
+  /// What an install publishes, made while its files are written: the files that change, written
+  /// beside the ones they replace and synced; publish renames them.
   struct Prepared {
     std::optional<common::PreparedWrite> journal;      // config/transaction.json: the install
     std::optional<common::PreparedWrite> order_union;  // config.ini with the old order and the new; none: as it is
@@ -99,16 +99,15 @@ class Library {
   /// `prepared`, when given, is prepare_publish's for the same order and fresh.
   void publish(const std::vector<std::string>& newest_first, const PackagePieces* fresh = nullptr,
                std::optional<Prepared> prepared = std::nullopt);
-  /// The slow part of publishing an install of `fresh` as the newest of `newest_first` (`both`:
-  /// order_union's): fresh's entries spliced into the merged indexes when the index cache allows,
-  /// or, fresh alone, its own index (`fresh_index`); else publish merges every package's pieces.
-  /// Every file that changes is written and synced beside the one it replaces, the journal of the
-  /// install too. Done on another thread while the package's files are written: until it
+  /// The slow part of publishing an install of `fresh` as the newest of `newest_first`: fresh's
+  /// entries spliced into the merged indexes when the index cache allows, or, fresh alone, its
+  /// own index (`fresh_index`); else publish merges every package's pieces. Every index and own
+  /// file (prepare_own_files) that changes is written and synced beside the one it replaces (the
+  /// journal and config.ini are the install's). Done on another thread while the package's files are written: until it
   /// returns, the install touches none of the library's state it reads (the merged indexes read
   /// under the lock, the index cache). `found`: the files the package links to, being found from
   /// the merged index on a third thread; the splice waits for it. Needs the lock.
-  Prepared prepare_publish(const std::vector<std::string>& newest_first, const std::vector<std::string>& both,
-                           const PackagePieces& fresh,
+  Prepared prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
                            const std::vector<std::string>& socs, const FutureInstalledFiles& found);
   /// The packages of newest_first, then those config.ini lists that it does not (a package that

@@ -1,5 +1,7 @@
 #include "packager/install/durable_tree.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -41,7 +43,14 @@ TEST(DurableTree, SyncsEveryFileAndFolderWithoutFollowingLinks) {
   for (int i = 0; i < 40; ++i) test::write_text(dir / "tree" / ("d" + std::to_string(i % 5)) / std::to_string(i), "x");
   fs::create_symlink("/nonexistent/target", dir / "tree" / "dangling");
   EXPECT_EQ(sync_each_file(dir / "tree"), 1u + 5u + 40u);  // the root, its folders and files, not the link
-  EXPECT_NO_THROW(sync_tree(dir / "tree", 0, 40));
+  TreeSync done = sync_tree(dir / "tree", 0, 40);
+  struct stat st;
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  // Which way depends on what other processes have not written yet; syncfs names its filesystem.
+  if (done.way == SyncWay::kFilesystem)
+    EXPECT_EQ(done.filesystem, std::optional<dev_t>(st.st_dev));
+  else
+    EXPECT_FALSE(done.filesystem.has_value());
 }
 
 TEST(DurableTree, NamesWhatCannotBeSynced) {

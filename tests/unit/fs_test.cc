@@ -1,5 +1,7 @@
 #include "common/fs.h"
 
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -94,6 +96,30 @@ TEST(PreparedWrite, ReplacesTheFileOnlyAtItsCommitAndLeavesNothingWhenDropped) {
   EXPECT_EQ(read_file(dir / "file"), "new\n");
   sync_folder(dir);
   EXPECT_THROW(sync_folder(dir / "absent"), IoError);
+}
+
+// A write left to its caller to sync: synced on its own, or not when its filesystem was synced
+// whole; never once committed or when its temp file went.
+TEST(PreparedWrite, SyncedLaterByItsCaller) {
+  auto dir = test::scratch_dir();
+  struct stat st;
+  ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+  PreparedWrite w(dir / "file", "later\n", 0644, Sync::kAtomic);
+  w.sync();
+  w.sync(st.st_dev);
+  w.sync(st.st_dev + 1);
+  w.commit();
+  EXPECT_EQ(read_file(dir / "file"), "later\n");
+  EXPECT_THROW(w.sync(), Error) << "after its commit";
+  PreparedWrite gone(dir / "gone", "x", 0644, Sync::kAtomic);
+  for (const std::string& n : list_dir(dir))
+    if (n.rfind("gone.", 0) == 0) std::filesystem::remove(dir / n);
+  try {
+    gone.sync(st.st_dev);
+    ADD_FAILURE() << "no error";
+  } catch (const IoError& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "gone.").string()), std::string::npos) << e.what();
+  }
 }
 
 TEST(PreparedWrite, NothingToPrepareWhenTheFileHoldsTheSameBytes) {
