@@ -6,6 +6,8 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <openssl/evp.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -62,7 +64,17 @@ struct Installer {
   std::string gz;
   std::uint64_t unpacked_size = 0;
   std::string unpacked_sha256;
+  std::string unpacked_b2;
 };
+
+// BLAKE2b-512 of bytes in lower-case hex, as coreutils' b2sum prints it.
+std::string blake2b512_hex(std::string_view bytes) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int n = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_blake2b512(), nullptr) != 1)
+    throw Error("OpenSSL could not compute a BLAKE2b-512 hash");
+  return fmt::format("{:02x}", fmt::join(md, md + n, ""));
+}
 
 Installer read_installer(const fs::path& file) {
   Installer i;
@@ -71,6 +83,7 @@ Installer read_installer(const fs::path& file) {
   if (!bytes) throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
   i.unpacked_size = bytes->size();
   i.unpacked_sha256 = common::sha256_hex(*bytes);
+  i.unpacked_b2 = blake2b512_hex(*bytes);
   return i;
 }
 
@@ -215,6 +228,7 @@ PackageResult make_package(const PackageOptions& o) {
   si.installer_sha256 = common::sha256_hex(inst.gz);
   si.installer_unpacked_size = inst.unpacked_size;
   si.installer_unpacked_sha256 = inst.unpacked_sha256;
+  si.installer_unpacked_b2 = inst.unpacked_b2;
   si.base = c.manifest.base;
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);

@@ -14,7 +14,8 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # A self-extracting installer: `sh {0}.run --help` lists the options.
 # Needs only POSIX sh, coreutils and gzip. Every part is checked with SHA-256 before it is used:
 # the installer here (gzip-compressed), against the hash below, before gzip unpacks it (or the
-# operator library's copy of the same installer, against the unpacked hash below); then, by
+# operator library's copy of the same installer, against the unpacked hashes below: BLAKE2b-512
+# where coreutils has b2sum, twice as fast as its sha256sum, else SHA-256); then, by
 # the installer and before anything else, this header (its hash is on the line after its last
 # line), its signature (the line after that, when the package is signed: checked against the
 # trust policy where it installs) and the payload, all found at the exact byte offsets below.
@@ -66,12 +67,21 @@ for skb_arg in "$@"; do
 done
 skb_fd=/dev/fd/3
 [ -e /dev/fd ] || skb_fd=/proc/self/fd/3  # a container without /dev/fd
-skb_library_has_it() {{
-  [ -f "$1/bin/skb-install" ] && {{ command exec 3<"$1/bin/skb-install"; }} 2>/dev/null || return 1
-  [ -O $skb_fd ] && [ -x $skb_fd ] && LC_ALL=C sha256sum -c --status <<EOF 2>/dev/null &&
+# 0 when descriptor 3 holds this package's installer, by its unpacked hash.
+skb_holds_installer() {{
+  if [ -n "$skb_installer_unpacked_b2" ] && command -v b2sum >/dev/null 2>&1; then
+    LC_ALL=C b2sum -c --status <<EOF 2>/dev/null
+$skb_installer_unpacked_b2  $skb_fd
+EOF
+  else
+    LC_ALL=C sha256sum -c --status <<EOF 2>/dev/null
 $skb_installer_unpacked_sha256  $skb_fd
 EOF
-    $skb_fd --version >/dev/null 2>&1 && return 0
+  fi
+}}
+skb_library_has_it() {{
+  [ -f "$1/bin/skb-install" ] && {{ command exec 3<"$1/bin/skb-install"; }} 2>/dev/null || return 1
+  [ -O $skb_fd ] && [ -x $skb_fd ] && skb_holds_installer && $skb_fd --version >/dev/null 2>&1 && return 0
   exec 3<&-
   return 1
 }}

@@ -15,8 +15,8 @@ struct StubInput : RunHeaderFields {
 };
 
 /// The stub: a POSIX sh script that runs the operator library's copy of the installer when it is
-/// this package's (by its unpacked SHA-256), else copies the installer to the first folder with
-/// room that lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, unpacks it with
+/// this package's (by its unpacked BLAKE2b-512 where coreutils has b2sum, else SHA-256), else copies the installer to
+/// the first folder with room that lets it run (TMPDIR, /tmp, /var/tmp, /dev/shm, HOME), verifies it, unpacks it with
 /// gzip and runs it on the payload; the installer then checks the stub
 /// (installer::verify_run_file) and the payload. A package without an installer (installer_size
 /// 0: a delta that leaves it to its base's) stops with exit status 5 when no library has it. The

@@ -15,6 +15,7 @@ skb_installer_size={}
 skb_installer_sha256={}
 skb_installer_unpacked_size={}
 skb_installer_unpacked_sha256={}
+skb_installer_unpacked_b2={}
 skb_base={}
 skb_payload_offset={}
 skb_payload_size={}
@@ -22,8 +23,8 @@ skb_payload_sha256={}
 skb_signature_size={}
 )",
                      f.package, f.header_len, f.installer_offset, f.installer_size, f.installer_sha256,
-                     f.installer_unpacked_size, f.installer_unpacked_sha256, f.base, f.payload_offset, f.payload_size,
-                     f.payload_sha256, f.signature_size);
+                     f.installer_unpacked_size, f.installer_unpacked_sha256, f.installer_unpacked_b2, f.base,
+                     f.payload_offset, f.payload_size, f.payload_sha256, f.signature_size);
 }
 
 std::optional<std::string> run_header_field(std::string_view header, const std::string& name) {

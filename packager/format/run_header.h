@@ -17,7 +17,8 @@ struct RunHeaderFields {
   std::string installer_sha256;               // of those bytes
   std::uint64_t installer_unpacked_size = 0;  // the installer's bytes once gzip has unpacked it
   std::string installer_unpacked_sha256;      // of those bytes: the library's copy runs when it matches
-  std::string base;                           // a delta's base package; empty for a whole package
+  std::string installer_unpacked_b2;  // their BLAKE2b-512, as b2sum prints it: the same, where coreutils has b2sum
+  std::string base;                   // a delta's base package; empty for a whole package
   std::uint64_t payload_offset = 0;
   std::uint64_t payload_size = 0;
   std::string payload_sha256;

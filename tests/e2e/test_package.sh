@@ -189,10 +189,24 @@ if [ "$(id -u)" = 0 ]; then
 else
   echo "    (not root: a copy of another owner's cannot be made here, so it is not tried)"
 fi
+# The copy is checked by its BLAKE2b-512 (b2sum), or, where coreutils has no b2sum, its SHA-256.
+expect_eq "$(sed -n 's/^skb_installer_unpacked_b2=//p' "$run" | head -1)" \
+  "$(b2sum < "$(lib_root "$lib")/bin/skb-install" | cut -d' ' -f1)" "the header's BLAKE2b-512 of the installer"
+mkdir -p no_b2
+for t in /usr/bin/* /bin/*; do
+  n=${t##*/}
+  [ "$n" = b2sum ] || [ -e "no_b2/$n" ] || ln -s "$t" "no_b2/$n"
+done
+! PATH=$PWD/no_b2 command -v b2sum >/dev/null || fail "no_b2 has a b2sum"
+HOME=$PWD/home PATH=$PWD/no_b2 sh "$run" --install-path="$lib" --info | grep -q "$own" ||
+  fail "without b2sum: not the library's copy"
 printf '#!/bin/sh\necho impostor\n' > "$(lib_root "$lib")/bin/skb-install"
 HOME=$PWD/home sh "$run" --install-path="$lib" --info >info.txt
 ! grep -q impostor info.txt || fail "the stub ran an installer of other bytes"
 grep -q "$carried" info.txt || fail "--info: $(cat info.txt)"
+HOME=$PWD/home PATH=$PWD/no_b2 sh "$run" --install-path="$lib" --info >info.txt
+! grep -q impostor info.txt || fail "without b2sum, the stub ran an installer of other bytes"
+grep -q "$carried" info.txt || fail "without b2sum, --info: $(cat info.txt)"
 
 step "the installer travels gzip-compressed: without gzip the package says so and does nothing"
 expect_eq "$(sed -n 's/^skb_installer_size=//p' "$run" | head -1)" "$(stat -c %s "$SKB_BIN/../libexec/skb/skb-install.gz")" \

@@ -43,11 +43,13 @@ TEST(Stub, NamesTheInstallerItRunsAndTheBase) {
   in.installer_sha256 = common::sha256_hex("");
   in.installer_unpacked_size = 1234;
   in.installer_unpacked_sha256 = std::string(64, 'c');
+  in.installer_unpacked_b2 = std::string(128, 'e');
   in.base = "static_kernel_20250101000000";
   in.payload_sha256 = std::string(64, 'b');
   std::string stub = make_stub(in);
   EXPECT_NE(stub.find("\nskb_installer_size=0\n"), std::string::npos);
   EXPECT_NE(stub.find("\nskb_installer_unpacked_sha256=" + std::string(64, 'c') + "\n"), std::string::npos);
+  EXPECT_NE(stub.find("\nskb_installer_unpacked_b2=" + std::string(128, 'e') + "\n"), std::string::npos);
   EXPECT_NE(stub.find("\nskb_base=static_kernel_20250101000000\n"), std::string::npos);
   EXPECT_EQ(value(stub, "skb_installer_offset"), value(stub, "skb_payload_offset"));
 }
