@@ -650,11 +650,10 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   std::future<std::string> pieces_gz = std::async(std::launch::async, [&pieces] { return pieces_file(pieces); });
   std::shared_future<std::map<std::string, std::string>> own_index =  // soc: its binary_info_config.json
       std::async(std::launch::async, [&pieces] { return merged_indexes({&pieces}, {}); }).share();
-  // What publishing writes, written and synced meanwhile too: the journal, config.ini, the merged
-  // indexes with the package's entries spliced in (megabytes, in a library of hundreds of
-  // packages) and the library's own files (on a first install, 1.8 MB of installer); the install
-  // then only renames them.
-  // The journal and config.ini with the old order and the new are small: written now, they are
+  // What publishing writes, written and synced meanwhile too: the merged indexes with the
+  // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
+  // library's own files (on a first install, 1.8 MB of installer); the install then only renames
+  // them. The journal and config.ini with the old order and the new are small: written now, they are
   // made durable by the sync of the package's files (one journal commit with them, where an
   // fsync of each on the other thread would wait for a commit of the files being written).
   constexpr common::Sync kByTreeSync = common::Sync::kAtomic;
