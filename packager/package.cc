@@ -6,8 +6,6 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <openssl/evp.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -29,6 +27,7 @@
 #include "packager/install/run_file.h"
 #include "packager/left_out.h"
 #include "packager/stub.h"
+#include "trust/blake2b.h"
 #include "trust/key.h"
 #include "trust/signature.h"
 
@@ -67,15 +66,6 @@ struct Installer {
   std::string unpacked_b2;
 };
 
-// BLAKE2b-512 of bytes in lower-case hex, as coreutils' b2sum prints it.
-std::string blake2b512_hex(std::string_view bytes) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int n = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), md, &n, EVP_blake2b512(), nullptr) != 1)
-    throw Error("OpenSSL could not compute a BLAKE2b-512 hash");
-  return fmt::format("{:02x}", fmt::join(md, md + n, ""));
-}
-
 Installer read_installer(const fs::path& file) {
   Installer i;
   i.gz = common::read_file(file, 1 << 30);
@@ -83,7 +73,7 @@ Installer read_installer(const fs::path& file) {
   if (!bytes) throw Error(fmt::format("{}: not a gzip file (a broken skb installation?)", file.string()));
   i.unpacked_size = bytes->size();
   i.unpacked_sha256 = common::sha256_hex(*bytes);
-  i.unpacked_b2 = blake2b512_hex(*bytes);
+  i.unpacked_b2 = trust::blake2b512_hex(*bytes);
   return i;
 }
 

@@ -32,6 +32,7 @@ RunFile::RunFile(const std::filesystem::path& path) {
   payload = {fd_, run_header_number(header, "skb_payload_offset"), run_header_number(header, "skb_payload_size"),
              run_header_value(header, "skb_payload_sha256"), package};
   installer_unpacked_sha256 = run_header_field(header, "skb_installer_unpacked_sha256").value_or("");
+  installer_unpacked_b2 = run_header_field(header, "skb_installer_unpacked_b2").value_or("");
 }
 
 RunFile::~RunFile() {

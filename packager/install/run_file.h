@@ -25,6 +25,9 @@ class RunFile {
   /// The SHA-256 of the installer once unpacked (that of the library's copy the package runs when
   /// it carries none: installer.size 0); empty for packages made before the header had it.
   std::string installer_unpacked_sha256;
+  /// Its BLAKE2b-512, what the stub checks the library's copy by where coreutils has b2sum;
+  /// empty for packages made before the header had it.
+  std::string installer_unpacked_b2;
 
  private:
   int fd_ = -1;
