@@ -653,8 +653,8 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
   // What publishing writes, written and synced meanwhile too: the merged indexes with the
   // package's entries spliced in (megabytes, in a library of hundreds of packages) and the
   // library's own files (on a first install, 1.8 MB of installer); the install then only renames
-  // them. The journal and config.ini with the old order and the new are small: written now, they are
-  // made durable by the sync of the package's files (one journal commit with them, where an
+  // them. The journal and config.ini with the old order and the new are small: written now, they
+  // are made durable by the sync of the package's files (one journal commit with them, where an
   // fsync of each on the other thread would wait for a commit of the files being written).
   constexpr common::Sync kByTreeSync = common::Sync::kAtomic;
   common::PreparedWrite journal(journal_file(), journal_text("install", m.package), 0644, kByTreeSync);
@@ -692,9 +692,8 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
     prepared = preparing.get();       // fails (a full disk) before anything changes
     journal.sync(synced.filesystem);  // when the sync above did not cover it (file by file)
     if (union_order) union_order->sync(synced.filesystem);
-    prepared.journal = std::move(journal);
     prepared.order_union = std::move(union_order);
-    prepared.journal->commit();  // the install, as the next run under the lock finds it
+    journal.commit();  // the install, as the next run under the lock finds it
     common::sync_folder(journal_file().parent_path());
     remove_tree(target);  // a half package left by something else than us
   } catch (...) {

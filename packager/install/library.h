@@ -85,7 +85,6 @@ class Library {
   /// What an install publishes, made while its files are written: the files that change, written
   /// beside the ones they replace and synced; publish renames them.
   struct Prepared {
-    std::optional<common::PreparedWrite> journal;      // config/transaction.json: the install
     std::optional<common::PreparedWrite> order_union;  // config.ini with the old order and the new; none: as it is
     std::vector<common::PreparedWrite> own;            // prepare_own_files
     // The indexes publish writes (fresh's entries spliced in, or fresh's alone); none: publish
@@ -103,9 +102,9 @@ class Library {
   /// entries spliced into the merged indexes when the index cache allows, or, fresh alone, its
   /// own index (`fresh_index`); else publish merges every package's pieces. Every index and own
   /// file (prepare_own_files) that changes is written and synced beside the one it replaces (the
-  /// journal and config.ini are the install's). Done on another thread while the package's files are written: until it
-  /// returns, the install touches none of the library's state it reads (the merged indexes read
-  /// under the lock, the index cache). `found`: the files the package links to, being found from
+  /// journal and config.ini are the install's). Done on another thread while the package's files
+  /// are written: until it returns, the install touches none of the library's state it reads (the
+  /// merged indexes read under the lock, the index cache). `found`: the files the package links to, being found from
   /// the merged index on a third thread; the splice waits for it. Needs the lock.
   Prepared prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
