@@ -93,6 +93,7 @@ def main():
         ("installer in every .run (MiB)", one(pkg["installer_bytes"] / (1 << 20)), "<= 1 MiB"),
         (".run of %d kernels / its payload" % pkg["kernels"], one(pkg["run_vs_payload"]), None),
         ("install (verified) / tar -xzf", pkg["install_vs_tar_xzf"], "<= 1.0"),
+        ("install (verified) / tar -xzf, then sync -f", pkg["install_vs_tar_xzf_synced"], None),
         ("8 concurrent installs / 1 install", pkg["concurrent8_vs_1"], "<= 1.3"),
         ("the same into a library that had a package", pkg["concurrent8_vs_1_in_use"], None),
         ("signed install under a trust policy / unsigned install", pkg["signed_install_vs_unsigned"], "<= 1.02"),
