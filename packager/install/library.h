@@ -104,8 +104,9 @@ class Library {
   /// file (prepare_own_files) that changes is written and synced beside the one it replaces (the
   /// journal and config.ini are the install's). Done on another thread while the package's files
   /// are written: until it returns, the install touches none of the library's state it reads (the
-  /// merged indexes read under the lock, the index cache). `found`: the files the package links to, being found from
-  /// the merged index on a third thread; the splice waits for it. Needs the lock.
+  /// merged indexes read under the lock, the index cache). `found`: the files the package links
+  /// to, being found from the merged index on a third thread; the splice waits for it. Needs the
+  /// lock.
   Prepared prepare_publish(const std::vector<std::string>& newest_first, const PackagePieces& fresh,
                            const std::shared_future<std::map<std::string, std::string>>& fresh_index,
                            const std::vector<std::string>& socs, const FutureInstalledFiles& found);
