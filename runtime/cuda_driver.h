@@ -87,6 +87,9 @@ class CudaDriver {
   Result (*cuEventRecord)(void*, Stream) = nullptr;
   Result (*cuEventSynchronize)(void*) = nullptr;
   Result (*cuEventElapsedTime)(float*, void*, void*) = nullptr;
+  /// Null where the driver predates tensor maps (CUDA 12): a kernel that needs them is refused at load.
+  Result (*cuTensorMapEncodeTiled)(void*, unsigned, unsigned, void*, const std::uint64_t*, const std::uint64_t*,
+                                   const unsigned*, const unsigned*, unsigned, unsigned, unsigned, unsigned) = nullptr;
 
  private:
   CudaDriver() = default;

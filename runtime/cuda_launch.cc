@@ -95,6 +95,26 @@ std::int64_t elements(std::size_t bytes, const opmodel::OpRecord& r) {
   return 0;
 }
 
+// The tensor maps of a kernel's plan over this call's inputs, encoded in order until one
+// cannot be (an input not 16-byte aligned): `encoded` says how many were, and the kernel reads
+// through them only when all were.
+skb_cuda_tensor_maps encode_maps(const CudaDriver& cuda, const skb_cuda_tma_plan& plan, const skb_args& args) {
+  skb_cuda_tensor_maps maps{};
+  for (std::uint32_t i = 0; i < plan.count; ++i) {
+    const skb_cuda_tma& m = plan.maps[i];
+    const void* base = args.in[m.slot];
+    if (!base || reinterpret_cast<std::uintptr_t>(base) % 16) break;
+    const unsigned element_strides[SKB_CUDA_TMA_RANK] = {1, 1, 1};
+    constexpr unsigned kInterleaveNone = 0, kL2Promotion256 = 3, kOobFillZeros = 0;
+    if (cuda.cuTensorMapEncodeTiled(&maps.words[16 * i], m.data_type, m.rank, const_cast<void*>(base), m.dims,
+                                    m.strides, m.box, element_strides, kInterleaveNone, m.swizzle, kL2Promotion256,
+                                    kOobFillZeros) != 0)
+      break;
+    maps.encoded = i + 1;
+  }
+  return maps;
+}
+
 }  // namespace
 
 CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& launch, bool dynamic)
@@ -123,7 +143,10 @@ void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* cons
   const auto flat_out = flatten(out, out_lists_, out_bytes_.size());
   std::copy(flat_in.begin(), flat_in.end(), args.in);
   std::copy(flat_out.begin(), flat_out.end(), args.out);
-  void* params[2] = {&args, call_.get()};
+  // A dynamic kernel's second parameter is its call; a static one's, where it has one, its tensor maps.
+  skb_cuda_tensor_maps maps{};
+  if (m.tensor_maps()) maps = encode_maps(cuda, *m.tensor_maps(), args);
+  void* params[2] = {&args, m.tensor_maps() ? static_cast<void*>(&maps) : call_.get()};
   // A kernel's own launch (a static matmul's tiles) over the build record's.
   const auto& own = m.own_launch();
   const unsigned grid = own ? own->grid : grid_, block = own ? own->block : block_;

@@ -21,21 +21,33 @@ void check_sha(const IndexEntry& entry, const std::string& sha) {
                                                       entry.kernel_name, entry.bin.string(), sha, entry.sha256));
 }
 
-// The launch a cubin defines for its kernel (skb_cuda_abi.h), read from the loaded module; none
-// when it defines none. A launch no GPU takes is refused at load, not at the first call; one
-// that asks for more than 48 KiB of shared memory is given it (the driver's opt-in).
-std::optional<skb_cuda_launch> read_own_launch(CudaDriver& cuda, CudaDriver::Module module, CudaDriver::Function fn,
-                                               const IndexEntry& entry) {
+// A constant a cubin defines (skb_cuda_abi.h's structs), read from the loaded module; none when
+// it defines none. `where` names it in errors.
+template <typename T>
+std::optional<T> read_constant(CudaDriver& cuda, CudaDriver::Module module, const IndexEntry& entry, const char* symbol,
+                               std::string& where) {
   CudaDriver::DevicePtr ptr = 0;
   std::size_t size = 0;
-  const auto r = cuda.cuModuleGetGlobal(&ptr, &size, module, SKB_CUDA_LAUNCH_SYMBOL);
+  const auto r = cuda.cuModuleGetGlobal(&ptr, &size, module, symbol);
   if (r == CudaDriver::kNotFound) return std::nullopt;
-  const auto where = fmt::format("kernel {}: {} of {}", entry.kernel_name, SKB_CUDA_LAUNCH_SYMBOL, entry.bin.string());
+  where = fmt::format("kernel {}: {} of {}", entry.kernel_name, symbol, entry.bin.string());
   cuda.check(r, where, SKB_ERR_LOAD);
-  if (size != sizeof(skb_cuda_launch))
-    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: {} bytes, expected {}", where, size, sizeof(skb_cuda_launch)));
-  skb_cuda_launch l{};
-  cuda.check(cuda.cuMemcpyDtoH(&l, ptr, sizeof l), where, SKB_ERR_LOAD);
+  if (size != sizeof(T))
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: {} bytes, expected {}", where, size, sizeof(T)));
+  T value{};
+  cuda.check(cuda.cuMemcpyDtoH(&value, ptr, sizeof value), where, SKB_ERR_LOAD);
+  return value;
+}
+
+// The launch a cubin defines for its kernel; none when it defines none. A launch no GPU takes is
+// refused at load, not at the first call; one that asks for more than 48 KiB of shared memory is
+// given it (the driver's opt-in).
+std::optional<skb_cuda_launch> read_own_launch(CudaDriver& cuda, CudaDriver::Module module, CudaDriver::Function fn,
+                                               const IndexEntry& entry) {
+  std::string where;
+  const auto own = read_constant<skb_cuda_launch>(cuda, module, entry, SKB_CUDA_LAUNCH_SYMBOL, where);
+  if (!own) return std::nullopt;
+  const skb_cuda_launch& l = *own;
   if (l.grid == 0 || l.grid > packager::kMaxGrid || l.block == 0 || l.block % 32 || l.block > packager::kMaxBlock ||
       l.reserved)
     throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: grid {}, block {}: expected a grid of 1 to {} blocks of whole "
@@ -46,6 +58,31 @@ std::optional<skb_cuda_launch> read_own_launch(CudaDriver& cuda, CudaDriver::Mod
     cuda.check(cuda.cuFuncSetAttribute(fn, CudaDriver::kMaxDynamicSharedSizeBytes, static_cast<int>(l.shared_bytes)),
                fmt::format("{}: {} bytes of shared memory", where, l.shared_bytes), SKB_ERR_LOAD);
   return l;
+}
+
+// The tensor maps a cubin's kernel reads through (skb_tma); none when it defines none. A plan
+// the runtime cannot encode is refused at load.
+std::optional<skb_cuda_tma_plan> read_tensor_maps(CudaDriver& cuda, CudaDriver::Module module,
+                                                  const IndexEntry& entry) {
+  std::string where;
+  const auto maps = read_constant<skb_cuda_tma_plan>(cuda, module, entry, SKB_CUDA_TMA_SYMBOL, where);
+  if (!maps) return std::nullopt;
+  const skb_cuda_tma_plan& plan = *maps;
+  bool ok = plan.count <= SKB_CUDA_MAX_TMA && plan.reserved == 0;
+  for (std::uint32_t i = 0; ok && i < plan.count; ++i) {
+    const skb_cuda_tma& m = plan.maps[i];
+    ok = m.slot >= 0 && m.slot < SKB_MAX_SLOTS && m.rank >= 1 && m.rank <= SKB_CUDA_TMA_RANK && m.reserved == 0;
+  }
+  if (!ok)
+    throw RuntimeError(SKB_ERR_LOAD,
+                       fmt::format("{}: {} maps: expected at most {}, each of an input slot under {} "
+                                   "and a rank of 1 to {}",
+                                   where, plan.count, SKB_CUDA_MAX_TMA, SKB_MAX_SLOTS, SKB_CUDA_TMA_RANK));
+  if (plan.count && !cuda.cuTensorMapEncodeTiled)
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: the kernel reads through tensor maps, and this driver "
+                                                 "({}) has no cuTensorMapEncodeTiled (CUDA 12 or later has)",
+                                                 where, cuda.driver_version()));
+  return plan;
 }
 
 }  // namespace
@@ -73,6 +110,7 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
                SKB_ERR_LOAD);
     m->symbol_ = fn;
     m->own_launch_ = read_own_launch(cuda, module, fn, entry);
+    m->tensor_maps_ = read_tensor_maps(cuda, module, entry);
     return m;
   }
   std::string sha;

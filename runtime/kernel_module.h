@@ -16,8 +16,8 @@ class CudaDriver;
 class KernelModule {
  public:
   /// Throws RuntimeError: SKB_ERR_LOAD when the file cannot be read or loaded or lacks its entry
-  /// symbol or a launch of its own that no GPU takes, SKB_ERR_INTEGRITY when its bytes do not hash to the index's
-  /// sha256, SKB_ERR_UNSUPPORTED when a cuda kernel finds no driver or GPU.
+  /// symbol or a launch of its own that no GPU takes (or tensor maps the driver cannot encode), SKB_ERR_INTEGRITY when
+  /// its bytes do not hash to the index's sha256, SKB_ERR_UNSUPPORTED when a cuda kernel finds no driver or GPU.
   static std::shared_ptr<KernelModule> load(const IndexEntry& entry);
   ~KernelModule();
   KernelModule(const KernelModule&) = delete;
@@ -29,6 +29,9 @@ class KernelModule {
   CudaDriver* cuda() const { return cuda_; }
   /// A cuda kernel's own launch (its skb_launch), when it defines one.
   const std::optional<skb_cuda_launch>& own_launch() const { return own_launch_; }
+  /// The tensor maps a cuda kernel reads its inputs through (its skb_tma), when it defines them:
+  /// it then takes them as its second parameter.
+  const std::optional<skb_cuda_tma_plan>& tensor_maps() const { return tensor_maps_; }
 
  private:
   KernelModule() = default;
@@ -36,6 +39,7 @@ class KernelModule {
   void* symbol_ = nullptr;
   CudaDriver* cuda_ = nullptr;
   std::optional<skb_cuda_launch> own_launch_;
+  std::optional<skb_cuda_tma_plan> tensor_maps_;
 };
 
 /// Errors of the runtime, each with its C status code.

@@ -11,7 +11,8 @@
 #                                             (and BUNDLE.tgz, the same folder as one file)
 #   scripts/gpu-check.sh [BUNDLE]             run the check (prepares first when BUNDLE is absent
 #                                             and this machine has skb's build)
-# BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture,
+# BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture (sm_90a: the
+# matmuls on wgmma), SKB_SWEEP_TILES and SKB_SWEEP_FLOAT_TILES the candidates the tile sweep builds,
 # SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples.
 # Exit status: 0 every check passed; 1 a check failed; 2 nothing to run; 77 no GPU here.
 set -euo pipefail
@@ -21,6 +22,9 @@ if [ "${1:-}" = --prepare ]; then prepare_only=1; shift; fi
 bundle=$(realpath -m "${1:-$SKB_TOP/build/gpu-check}")
 build=${SKB_BUILD:-$SKB_TOP/build}
 soc=${SKB_GPU_SOC:-sm_90}
+# The candidate tiles the sweep builds (skb_matmul_plan.h): mma.sync's, and wgmma's on sm_90a; float's.
+tiles=${SKB_SWEEP_TILES:-$(case $soc in sm_90a) echo 15 ;; *) echo 6 ;; esac)}
+float_tiles=${SKB_SWEEP_FLOAT_TILES:-6}
 # A Python with numpy (the oracle's), the first of $SKB_PYTHON, python3, /usr/bin/python3.
 python=python3
 for p in ${SKB_PYTHON:-} python3 /usr/bin/python3; do
@@ -73,6 +77,7 @@ os.makedirs(sys.argv[1], exist_ok=True)
 from sweep_calls import mm, sweep
 rs = sweep() + [
       mm("float16", 300, 136, 200, ta=True, bias=True), mm("bfloat16", 100, 64, 72, tb=True),
+      mm("float16", 2048, 1024, 1024, bias=True), mm("bfloat16", 1024, 2048, 1024, ta=True, bias=True),
       mm("float16", 96, 48, 40, ta=True, tb=True), mm("float", 33, 17, 45, ta=True, tb=True, bias=True),
       mm("bfloat16", 4, 32, 16, "BatchMatMulV2", (3, 2)),
       record("Add", [tensor("x1", 0, "float16", [4096, 1024]), tensor("x2", 1, "float16", [4096, 1024])],
@@ -103,16 +108,24 @@ sys.path.insert(0, os.path.join(os.environ["SKB_TOP"], "tests", "tools"))
 from sweep_calls import mm, sweep
 for i, r in enumerate(sweep()):
     json.dump(r, open(os.path.join(sys.argv[1], "%s_%d.json" % (r["op_type"], i)), "w"))
+    kind = "float" if r["inputs"][0]["dtype"] == "float" else "16"  # the float tiles' calls, the tensor cores'
+    os.makedirs(sys.argv[1] + kind, exist_ok=True)
+    json.dump(r, open(os.path.join(sys.argv[1] + kind, "%s_%d.json" % (r["op_type"], i)), "w"))
 PY
   bench_calls "$tmp/sweep/dump" "$tmp/sweep/calls.json" >/dev/null
-  local i
-  for i in $(seq 0 $((${SKB_SWEEP_TILES:-6} - 1))); do
+  # Candidate i is built for the calls it is a tile of: 16-bit ones below the tensor-core tiles'
+  # count, float ones below the float tiles'.
+  local i dumps
+  for i in $(seq 0 $(( (tiles > float_tiles ? tiles : float_tiles) - 1))); do
+    dumps=()
+    [ "$i" -lt "$tiles" ] && dumps+=(-p "$tmp/sweep/dump16")
+    [ "$i" -lt "$float_tiles" ] && dumps+=(-p "$tmp/sweep/dumpfloat")
     run=$(HOME="$tmp/sweep/home$i" NVCC_APPEND_FLAGS="-DSKB_MATMUL_TILE=$i" "$build/bin/skb-package" \
-      -p "$tmp/sweep/dump" -o "$tmp/sweep/out$i" --toolchain cuda --soc "$soc" -q -j "$(nproc)")
+      "${dumps[@]}" -o "$tmp/sweep/out$i" --toolchain cuda --soc "$soc" -q -j "$(nproc)")
     sh "$run" -q --install-path="$tmp/sweep/lib$i"
     rm -rf "$tmp/sweep/out$i" "$tmp/sweep/home$i"
   done
-  say "tile sweep: ${SKB_SWEEP_TILES:-6} candidates"
+  say "tile sweep: $tiles tensor-core and $float_tiles float candidates"
   rm -rf "$tmp/bench/out" "$tmp/oracle/out"
   # The runtime and skb-replay, with the libraries they need beyond the C and C++ ones.
   cp "$build/bin/skb-replay" "$build/bin/skb" "$tmp/bin/"

@@ -64,6 +64,50 @@ expect_eq "$(check_build out80 80)" "$planned" "kernels checked for sm_80"
 common=$(comm -12 <(ls out90/kernel_meta) <(ls out80/kernel_meta) | wc -l)
 expect_eq "$common" "0" "files shared between sm_90 and sm_80 builds"
 
+step "sm_90a: large 16-bit matmuls read their operands through tensor maps (skb_tma), small ones do not"
+mkdir -p dump90a
+python3 - dump90a <<'PY'
+import json, os, sys
+sys.path.insert(0, os.path.join(os.environ["SKB_SOURCE"], "tests", "tools"))
+from sweep_calls import mm
+# Each call's x1 has a shape no other tensor of these calls has: it names the call's kernel.
+for i, r in enumerate([mm("float16", 2048, 1024, 2048), mm("bfloat16", 1536, 768, 1280, ta=True, tb=True, bias=True),
+                       mm("float16", 640, 512, 896, "BatchMatMulV2", (4,), tb=True), mm("float16", 16, 32, 16)]):
+    json.dump(r, open(os.path.join(sys.argv[1], "mm_%d.json" % i), "w"))
+PY
+skb-generate -p dump90a -o out90a --toolchain cuda --soc sm_90a -q --no-package 2>/dev/null
+ninja -C out90a >ninja90a.log 2>&1 || fail "sm_90a build: $(tail -5 ninja90a.log)"
+# ptxas says so where it must serialize the wgmma pipeline (C7515): every tile would run slowly.
+expect_eq "$(grep -c 'C7515' ninja90a.log)" 0 "ptxas warnings of serialized wgmma"
+maps() {  # the count of tensor maps a kernel's cubin plans (its skb_tma's first word), by its x1's shape
+  local bin
+  bin=$(grep -l "\"shape\":\[$1\]" out90a/kernel_meta/*.info | sed 's/\.info$/.cubin/')
+  python3 - "$bin" <<'PY'
+import struct, sys
+elf = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", elf, 0x28)
+shentsize, shnum = struct.unpack_from("<HH", elf, 0x3A)
+sections = [struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize) for i in range(shnum)]
+for sh in sections:
+    if sh[1] != 2:  # SHT_SYMTAB
+        continue
+    strtab = sections[sh[6]]
+    for off in range(sh[4], sh[4] + sh[5], 24):
+        name, info, other, shndx, value, size = struct.unpack_from("<IBBHQQ", elf, off)
+        if elf[strtab[4] + name:].split(b"\0", 1)[0] == b"skb_tma":
+            print(struct.unpack_from("<I", elf, sections[shndx][4] + value)[0])
+            sys.exit(0)
+print("none")
+PY
+}
+expect_eq "$(maps 2048,1024)" 2 "2048 x 1024 x 2048 float16: tensor maps of both operands"
+expect_eq "$(maps 768,1536)" 2 "transposed bfloat16 with a bias: tensor maps of both operands"
+expect_eq "$(maps 4,640,512)" 2 "batched float16: tensor maps of both operands"
+expect_eq "$(maps 16,32)" 0 "16 x 32 x 16: mma.sync, no tensor map"
+for bin in out90a/kernel_meta/*.cubin; do
+  expect_eq "$(entries "$bin")" "skb_kernel" "$bin: entries of the cubin"
+done
+
 step "the graph's package holds the cubins"
 run=$(json_get out90/package.json 'j["run"]')
 expect_eq "$(sh "$run" --list | grep -c '\.cubin$')" "$planned" "cubins listed by the .run"

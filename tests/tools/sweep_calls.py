@@ -18,4 +18,5 @@ def sweep():
     return [mm("float16", 256, 1024, 1024), mm("bfloat16", 256, 1024, 1024), mm("float16", 128, 4096, 1024),
             mm("bfloat16", 128, 4096, 1024), mm("float16", 4096, 4096, 4096), mm("bfloat16", 4096, 4096, 4096),
             mm("float", 512, 512, 512), mm("float", 4096, 4096, 4096),
-            mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)), mm("float16", 1024, 1024, 1024, tb=True)]
+            mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)), mm("float16", 1024, 1024, 1024, tb=True),
+            mm("float16", 1000, 1032, 520, ta=True), mm("bfloat16", 384, 256, 320, "BatchMatMulV2", (4,), ta=True, tb=True)]

@@ -60,14 +60,21 @@ TEST(MatmulPlan, PaddedRowsKeepSixteenByteAlignment) {
       }
 }
 
-TEST(MatmulPlan, ALargeProductTakesTheTileThatFeedsBest) {
+// Nanoseconds an output takes on a multiprocessor with tile t over a reduction of k: what
+// decides where every tile runs many waves.
+double per_output(const skb_mm::Tile& t, int64_t k) {
+  const int64_t steps = skb_mm::ceil_div(skb_mm::ceil_div(k, t.bk), t.split) * t.bk;
+  return (double(t.bm) * t.bn * steps / t.feed + t.wave_ns) * t.split / (double(t.bm) * t.bn);
+}
+
+TEST(MatmulPlan, ALargeProductTakesTheTileThatIsFastestPerOutput) {
   // Many waves whatever the tile: what counts is how fast each tile goes.
   const auto p = problem(4096, 4096, 4096);
   const int i = skb_mm::choose_mma(p, 2, false, false), f = skb_mm::choose_fma(p);
   ASSERT_GE(i, 0);
   ASSERT_GE(f, 0);
-  for (const auto& t : kMmaTiles) EXPECT_LE(t.feed, kMmaTiles[i].feed);
-  for (const auto& t : kFmaTiles) EXPECT_LE(t.feed, kFmaTiles[f].feed);
+  for (const auto& t : kMmaTiles) EXPECT_LE(per_output(kMmaTiles[i], p.k), per_output(t, p.k));
+  for (const auto& t : kFmaTiles) EXPECT_LE(per_output(kFmaTiles[f], p.k), per_output(t, p.k));
   EXPECT_EQ(kMmaTiles[i].bm * kMmaTiles[i].bn, 128 * 128);
 }
 
@@ -108,6 +115,49 @@ TEST(MatmulPlan, TensorCoresNeedContiguousAxesOfWholeChunks) {
   EXPECT_FALSE(skb_mm::mma_readable(64, 60, 64, false, false));  // n
   EXPECT_TRUE(skb_mm::mma_readable(64, 60, 64, false, true));    // a transposed B is read along k
   EXPECT_FALSE(skb_mm::mma_readable(60, 64, 64, true, false));   // a transposed A along m
+}
+
+TEST(MatmulPlan, EveryWgmmaTileIsWholeWarpgroupSlicesOfSwizzledLines) {
+  for (const auto& t : skb_mm::kWgmmaTiles) {
+    SCOPED_TRACE(testing::Message() << t.bm << "x" << t.bn);
+    EXPECT_EQ(t.bm % 64, 0);  // a consumer warpgroup's m64 slice each
+    EXPECT_EQ(t.bn % 64, 0);  // whole 64-column blocks of an MN-major B
+    EXPECT_LE(t.bn, 256);     // wgmma's widest n, and a tensor map's largest box
+    EXPECT_EQ(t.bk, skb_mm::kWgmmaDepth);
+    EXPECT_EQ(t.bk * 2, 128);  // one 128-byte swizzled line of 16-bit elements
+    EXPECT_GE(t.stages, 2);
+    EXPECT_LE(skb_mm::wgmma_smem_bytes(t), skb_mm::smem_limit(90)) << "every candidate fits a Hopper block";
+    EXPECT_EQ(skb_mm::wgmma_threads(t), (t.bm / 64 + 1) * 128);
+  }
+}
+
+TEST(MatmulPlan, WgmmaTilesAreChosenOnlyWhereTheKernelMayUseThem) {
+  const auto p = problem(4096, 4096, 4096);
+  const int without = skb_mm::choose_mma(p, 2, false, false), with = skb_mm::choose_mma(p, 2, false, false, true);
+  EXPECT_FALSE(skb_mm::is_wgmma(without));
+  ASSERT_TRUE(skb_mm::is_wgmma(with)) << "a large product on sm_90a takes a warpgroup tile";
+  const auto& t = skb_mm::kWgmmaTiles[with - skb_mm::kNumMmaTiles];
+  for (const auto& c : skb_mm::kWgmmaTiles) EXPECT_LE(per_output(t, p.k), per_output(c, p.k));
+  EXPECT_EQ(t.bm * t.bn, 128 * 256) << "the largest tile, one block a multiprocessor";
+  // Where no wgmma tile fits, the mma.sync choice stands.
+  const auto tight = problem(4096, 4096, 4096, 1, kH100, 48 * 1024);
+  EXPECT_EQ(skb_mm::choose_mma(tight, 2, false, false, true), skb_mm::choose_mma(tight, 2, false, false));
+}
+
+TEST(MatmulPlan, TinyProductsKeepMmaSyncAndFewLongTilesSplitTheirReduction) {
+  // A wgmma block's pipeline costs more than a 16 x 128 x 32 product takes on mma.sync.
+  EXPECT_FALSE(skb_mm::is_wgmma(skb_mm::choose_mma(problem(16, 32, 128), 2, false, false, true)));
+  // 128 x 1024 outputs are 8 to 32 tiles for 132 multiprocessors; a reduction of 4096 shares out.
+  const int i = skb_mm::choose_mma(problem(128, 1024, 4096), 2, false, false, true);
+  ASSERT_TRUE(skb_mm::is_wgmma(i));
+  EXPECT_GT(skb_mm::kWgmmaTiles[i - skb_mm::kNumMmaTiles].split, 1);
+}
+
+TEST(MatmulPlan, WgmmaReadsOneMatrixPerBatchOrOneForAll) {
+  EXPECT_TRUE(skb_mm::wgmma_readable(1, 16, 128, 64));
+  EXPECT_TRUE(skb_mm::wgmma_readable(16, 16, 128, 64));
+  EXPECT_FALSE(skb_mm::wgmma_readable(4, 16, 128, 64)) << "a batch broadcast along some axes only";
+  EXPECT_FALSE(skb_mm::wgmma_readable(1, 1, int64_t{1} << 31, 64)) << "a coordinate past int32";
 }
 
 TEST(MatmulPlan, KnownArchitecturesHaveTheirMultiprocessorsAndSharedMemory) {

@@ -3,10 +3,13 @@
 //
 // A tile is BM x BN outputs per block, BK of the reduction per step, a grid of warps each
 // computing WM x WN, and STAGES shared-memory buffers in flight. The choice weighs, for every
-// candidate a shape allows, the time of its busiest multiprocessor: the tiles it runs (waves,
-// so a shape of 16 tiles on 132 multiprocessors leaves 116 idle whatever the tile) times what
-// one tile costs (its outputs times the reduction, divided by how well a tile of that size feeds
-// the arithmetic units). Ties go to the larger tile (fewer global reads).
+// candidate a shape allows, the time of its busiest multiprocessor: the waves of blocks it runs
+// (so a shape of 16 tiles on 132 multiprocessors leaves 116 idle whatever the tile) times what
+// one block takes, its outputs times its part of the reduction at the rate the tile sustains,
+// plus what a wave costs whatever its work (filling the pipeline, the epilogue, a split tile's
+// sums). Both are measured on an H200: scripts/gpu-check.sh's tile sweep times every candidate
+// on every shape of tests/tools/sweep_calls.py, and each tile's two figures are the least-squares
+// fit of its times.
 #pragma once
 #include <stdint.h>
 
@@ -20,27 +23,51 @@
 
 namespace skb_mm {
 
-/// One candidate. `feed` is its throughput relative to the best tile, per mille: a block of
-/// fewer than 4 warps leaves tensor units idle, a small tile reads more per output. The feeds
-/// are those measured on an H200 (scripts/gpu-check.sh's tile sweep, every candidate of a 4096³
-/// product, where every tile runs many waves).
+/// One candidate: `feed`, multiply-adds of a block per nanosecond (its outputs times its part of
+/// the reduction); `wave_ns`, the nanoseconds a wave takes besides.
 struct Tile {
-  int bm, bn, bk, wm, wn, stages, feed;
+  int bm, bn, bk, wm, wn, stages, feed, wave_ns;
+  int split = 1;  // blocks (a cluster) that share a tile's reduction: wgmma tiles only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
 };
 
 /// Tensor-core tiles (16-bit operands, mma.sync m16n8k16): warp tiles are multiples of 16x16.
+/// The fit does not tell the two smallest tiles' wave costs apart (it misses by up to 45%): they
+/// share their mean.
 constexpr Tile kMmaTiles[] = {
-    {128, 128, 32, 64, 64, 4, 1000}, {128, 64, 32, 64, 32, 4, 796}, {64, 128, 32, 32, 64, 4, 860},
-    {64, 64, 32, 32, 32, 4, 650},    {32, 64, 32, 32, 32, 4, 465},  {64, 32, 32, 32, 32, 4, 388},
+    {128, 128, 32, 64, 64, 4, 983, 8109}, {128, 64, 32, 64, 32, 4, 865, 5204}, {64, 128, 32, 32, 64, 4, 914, 5779},
+    {64, 64, 32, 32, 32, 4, 745, 3755},   {32, 64, 32, 32, 32, 4, 510, 2468},  {64, 32, 32, 32, 32, 4, 448, 2468},
 };
 constexpr int kNumMmaTiles = sizeof kMmaTiles / sizeof kMmaTiles[0];
 
+/// Warpgroup tensor-core tiles (sm_90a: wgmma and TMA): BM / 64 consumer warpgroups of 64 rows
+/// each and a producer warpgroup; bk is the reduction a stage holds, one 128-byte swizzled line
+/// of 16-bit elements (wm, wn: a consumer's slice).
+constexpr int kWgmmaDepth = 64;
+/// A split tile (split > 1) is computed by a cluster of that many blocks, each over a part of the
+/// reduction, for shapes of few tiles and a long reduction.
+constexpr Tile kWgmmaTiles[] = {
+    {128, 256, 64, 64, 256, 4, 2988, 8998},    {128, 128, 64, 64, 128, 6, 2725, 7634},
+    {64, 256, 64, 64, 256, 5, 2878, 6829},     {64, 128, 64, 64, 128, 8, 2395, 5537},
+    {128, 64, 64, 64, 64, 8, 2135, 5579},      {64, 64, 64, 64, 64, 8, 1681, 4244},
+    {128, 128, 64, 64, 128, 6, 3121, 6238, 2}, {64, 128, 64, 64, 128, 8, 2363, 5540, 4},
+    {64, 64, 64, 64, 64, 8, 1250, 3866, 2},
+};
+constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
+
 /// Float tiles (FFMA on 256 threads, each BM/16 x BN/16 outputs): wm/wn are the thread's.
 constexpr Tile kFmaTiles[] = {
-    {128, 128, 8, 8, 8, 2, 810}, {128, 64, 8, 8, 4, 2, 1000}, {64, 128, 8, 4, 8, 2, 890},
-    {64, 64, 8, 4, 4, 2, 930},   {32, 64, 8, 2, 4, 2, 740},   {64, 32, 8, 4, 2, 2, 790},
+    {128, 128, 8, 8, 8, 2, 138, 8227},
+    {128, 64, 8, 8, 4, 2, 144, 20773},
+    {64, 128, 8, 4, 8, 2, 130, 15916},
+    {64, 64, 8, 4, 4, 2, 115, 22097},
+    {32, 64, 8, 2, 4, 2, 85, 20207},
+    {64, 32, 8, 4, 2, 2, 86, 16564},
+    // 32 of the reduction a step: a quarter of the steps, each waiting on global memory once.
+    {64, 64, 32, 4, 4, 2, 115, 6000},
+    {32, 64, 32, 2, 4, 2, 85, 5000},
+    {64, 32, 32, 4, 2, 2, 86, 4500},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
@@ -57,6 +84,13 @@ SKB_HD constexpr int mma_smem_bytes(const Tile& t, int elem_bytes, bool ta, bool
   return t.stages * (a + b) * elem_bytes;
 }
 
+/// Shared memory a wgmma tile asks for: STAGES of both operands' 128-byte lines, and 1 KiB to
+/// start the buffers on the swizzle's 1024-byte boundary.
+SKB_HD constexpr int wgmma_smem_bytes(const Tile& t) { return t.stages * (t.bm + t.bn) * 128 + 1024; }
+
+/// Threads of a wgmma tile's block: its consumer warpgroups and the producer's.
+SKB_HD constexpr int wgmma_threads(const Tile& t) { return (t.bm / 64 + 1) * 128; }
+
 /// Shared memory a float tile takes: both operands stored k-major, double buffered.
 SKB_HD constexpr int fma_smem_bytes(const Tile& t) { return t.stages * t.bk * (t.bm + t.bn + 8) * 4; }
 
@@ -69,13 +103,13 @@ struct Problem {
 
 SKB_HD constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// The candidate's cost in arbitrary units: the waves of tiles times one tile's work over its
-/// feed. Tiles that overhang the shape count whole: they take as long.
+/// The candidate's time in nanoseconds: the waves of blocks times what one takes. Tiles that
+/// overhang the shape count whole: they take as long.
 SKB_HD constexpr int64_t cost(const Problem& p, const Tile& t) {
   const int64_t tiles = p.batches * ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn);
-  const int64_t waves = ceil_div(tiles, p.multiprocessors);
-  const int64_t steps = ceil_div(p.k, t.bk) * t.bk;
-  return waves * (int64_t)t.bm * t.bn * steps / t.feed;
+  const int64_t waves = ceil_div(tiles * t.split, p.multiprocessors);
+  const int64_t steps = ceil_div(ceil_div(p.k, t.bk), t.split) * t.bk;
+  return waves * ((int64_t)t.bm * t.bn * steps / t.feed + t.wave_ns);
 }
 
 /// Index of the cheapest candidate of `tiles` (n of them) whose shared memory fits; -1 when
@@ -86,6 +120,10 @@ SKB_HD constexpr int cheapest(const Problem& p, const Tile* tiles, int n, Smem s
   int64_t best_cost = 0;
   for (int i = 0; i < n; ++i) {
     if (smem(i) > p.smem_limit) continue;
+    // A split tile's blocks are one grid, each computing its part once.
+    if (tiles[i].split > 1 &&
+        p.batches * ceil_div(p.m, tiles[i].bm) * ceil_div(p.n, tiles[i].bn) * tiles[i].split > 0x7fffffff)
+      continue;
     const int64_t c = cost(p, tiles[i]);
     if (best < 0 || c < best_cost) best = i, best_cost = c;
   }
@@ -101,10 +139,23 @@ struct FmaSmem {
   SKB_HD constexpr int operator()(int i) const { return fma_smem_bytes(kFmaTiles[i]); }
 };
 
-/// The tensor-core tile of a 16-bit matmul; -1 when none fits.
-SKB_HD constexpr int choose_mma(const Problem& p, int elem_bytes, bool ta, bool tb) {
-  return cheapest(p, kMmaTiles, kNumMmaTiles, MmaSmem{elem_bytes, ta, tb});
+struct WgmmaSmem {
+  SKB_HD constexpr int operator()(int i) const { return wgmma_smem_bytes(kWgmmaTiles[i]); }
+};
+
+/// The tensor-core tile of a 16-bit matmul, an index into kMmaTiles and then kWgmmaTiles (i
+/// from kNumMmaTiles on is wgmma tile i - kNumMmaTiles); wgmma: the kernel may use those. -1
+/// when none fits.
+SKB_HD constexpr int choose_mma(const Problem& p, int elem_bytes, bool ta, bool tb, bool wgmma = false) {
+  const int sync = cheapest(p, kMmaTiles, kNumMmaTiles, MmaSmem{elem_bytes, ta, tb});
+  const int wg = wgmma ? cheapest(p, kWgmmaTiles, kNumWgmmaTiles, WgmmaSmem{}) : -1;
+  if (wg < 0) return sync;
+  if (sync < 0 || cost(p, kWgmmaTiles[wg]) <= cost(p, kMmaTiles[sync])) return kNumMmaTiles + wg;
+  return sync;
 }
+
+/// Whether tile index i (choose_mma's) is a wgmma tile.
+SKB_HD constexpr bool is_wgmma(int i) { return i >= kNumMmaTiles; }
 
 /// The float tile of a float matmul; -1 when none fits.
 SKB_HD constexpr int choose_fma(const Problem& p) { return cheapest(p, kFmaTiles, kNumFmaTiles, FmaSmem{}); }
@@ -113,6 +164,13 @@ SKB_HD constexpr int choose_fma(const Problem& p) { return cheapest(p, kFmaTiles
 /// axis of each (k for a plain A and a transposed B, m and n otherwise) a multiple of 8.
 SKB_HD constexpr bool mma_readable(int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
   return (ta ? m : k) % 8 == 0 && (tb ? k : n) % 8 == 0;
+}
+
+/// Whether the wgmma kernel can read an operand through a tensor map: one matrix for every
+/// output batch (count == batches) or one for all (count == 1), each axis under 2^31 elements.
+SKB_HD constexpr bool wgmma_readable(int64_t count, int64_t batches, int64_t rows, int64_t cols) {
+  return (count == 1 || count == batches) && count < (int64_t{1} << 31) && rows < (int64_t{1} << 31) &&
+         cols < (int64_t{1} << 31);
 }
 
 /// Multiprocessors of the GPUs of an architecture (compute capability major*10+minor), the

@@ -135,6 +135,14 @@ static SKB_HD constexpr Params make_static() {
 #else
 #define SKB_ARCH 0
 #endif
+// Hopper's own instructions (wgmma, setmaxnreg) exist where the kernel is built for sm_90a: its
+// kernels read operands through tensor maps and take them as a second parameter.
+#ifdef __CUDA_ARCH_FEAT_SM90_ALL
+#define SKB_WGMMA 1
+#include "matmul_wgmma.h"
+#else
+#define SKB_WGMMA 0
+#endif
 namespace plan {
 using skb_geom::Same;
 constexpr Params kP = make_static();
@@ -143,28 +151,73 @@ constexpr Params kP = make_static();
 constexpr bool kMma =
     SKB_ARCH >= 80 && Same<TA, TB>::value && sizeof(TA) == 2 && skb_mm::mma_readable(kP.m, kP.n, kP.k, kP.ta, kP.tb);
 constexpr bool kFma = Same<TA, float>::value && Same<TB, float>::value;
+// The matrices each operand holds: the wgmma kernel reads one per output batch or one for all.
+constexpr int64_t kACount = skb_geom::batch_dims(SKB_IN_DIMS(0)).numel();
+constexpr int64_t kBCount = skb_geom::batch_dims(SKB_IN_DIMS(1)).numel();
+constexpr bool kWgmma = SKB_WGMMA && kMma && skb_mm::wgmma_readable(kACount, kP.batches, kP.m, kP.k) &&
+                        skb_mm::wgmma_readable(kBCount, kP.batches, kP.k, kP.n);
 #ifdef SKB_MATMUL_TILE
-constexpr int kTile = SKB_MATMUL_TILE;
+// A forced tile the kernel cannot use (a wgmma tile where wgmma is not, a float matmul's tile
+// past the float candidates) leaves it the element path: slow, not wrong.
+constexpr int kTile =
+    (kMma && skb_mm::is_wgmma(SKB_MATMUL_TILE) && !kWgmma) || (!kMma && SKB_MATMUL_TILE >= skb_mm::kNumFmaTiles)
+        ? -1
+        : SKB_MATMUL_TILE;
 #else
-constexpr int kTile = kMma ? skb_mm::choose_mma(kProblem, 2, kP.ta, kP.tb) : kFma ? skb_mm::choose_fma(kProblem) : -1;
+constexpr int kTile = kMma   ? skb_mm::choose_mma(kProblem, 2, kP.ta, kP.tb, kWgmma)
+                      : kFma ? skb_mm::choose_fma(kProblem)
+                             : -1;
 #endif
-enum Path { kElements, kTensorCores, kFusedMultiplyAdds };
-constexpr Path kPath = kTile < 0 ? kElements : kMma ? kTensorCores : kFma ? kFusedMultiplyAdds : kElements;
-constexpr skb_mm::Tile kT =
-    kPath == kTensorCores ? skb_mm::kMmaTiles[kTile < 0 ? 0 : kTile] : skb_mm::kFmaTiles[kTile < 0 ? 0 : kTile];
+enum Path { kElements, kTensorCores, kWarpgroups, kFusedMultiplyAdds };
+constexpr Path kPath = kTile < 0 ? kElements
+                       : kMma    ? (skb_mm::is_wgmma(kTile) ? kWarpgroups : kTensorCores)
+                       : kFma    ? kFusedMultiplyAdds
+                                 : kElements;
+constexpr skb_mm::Tile kT = kPath == kWarpgroups    ? skb_mm::kWgmmaTiles[kTile - skb_mm::kNumMmaTiles]
+                            : kPath == kTensorCores ? skb_mm::kMmaTiles[kTile < 0 ? 0 : kTile]
+                                                    : skb_mm::kFmaTiles[kTile < 0 ? 0 : kTile];
 constexpr int64_t kTiles = kP.batches * skb_mm::ceil_div(kP.m, kT.bm) * skb_mm::ceil_div(kP.n, kT.bn);
 constexpr int64_t kGridCap = 0x7fffffff;
-constexpr unsigned kThreads = kPath == kTensorCores ? kT.threads() : 256;
+constexpr unsigned kThreads = kPath == kTensorCores  ? kT.threads()
+                              : kPath == kWarpgroups ? skb_mm::wgmma_threads(kT)
+                                                     : 256;
 constexpr unsigned kGrid = kPath == kElements ? (unsigned)(skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256) < 4096
                                                                ? skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256)
                                                                : 4096)
-                                              : (unsigned)(kTiles < kGridCap ? kTiles : kGridCap);
-constexpr unsigned kShared = kPath == kTensorCores ? skb_mm::mma_smem_bytes(kT, 2, kP.ta, kP.tb) : 0;
-static_assert(kPath != kTensorCores || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
+                                              : (unsigned)(kTiles * kT.split < kGridCap ? kTiles * kT.split : kGridCap);
+// A split wgmma tile is a cluster of blocks (matmul_wgmma.h); every other kernel a cluster of one.
+constexpr unsigned kCluster = kPath == kWarpgroups ? kT.split : 1;
+constexpr unsigned kShared = kPath == kTensorCores  ? skb_mm::mma_smem_bytes(kT, 2, kP.ta, kP.tb)
+                             : kPath == kWarpgroups ? skb_mm::wgmma_smem_bytes(kT)
+                                                    : 0;
+static_assert((kPath != kTensorCores && kPath != kWarpgroups) || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
               "skb: the forced tile needs more shared memory than this architecture gives a block");
+// The tensor maps of the wgmma kernel: each operand 3-D (its contiguous axis, the other, its
+// matrices), a box of 64 along the contiguous axis (one swizzled line) by the tile's rows of a
+// K-major operand, or by 64 of the reduction for an MN-major one, which is loaded 64 columns at
+// a time.
+constexpr uint32_t kMapType = Same<TA, __half>::value ? 6 : 9;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16, _BFLOAT16
+constexpr uint32_t kSwizzle128 = 3;                             // CU_TENSOR_MAP_SWIZZLE_128B
+constexpr skb_cuda_tma map(int slot, int64_t contiguous, int64_t other, int64_t count, uint32_t rows) {
+  return skb_cuda_tma{slot,
+                      kMapType,
+                      kSwizzle128,
+                      3,
+                      {(uint64_t)contiguous, (uint64_t)other, (uint64_t)count},
+                      {(uint64_t)contiguous * 2, (uint64_t)(contiguous * other) * 2},
+                      {(uint32_t)skb_mm::kWgmmaDepth, rows, 1},
+                      0};
+}
+constexpr skb_cuda_tma_plan kMaps =
+    kPath != kWarpgroups
+        ? skb_cuda_tma_plan{0, 0, {}}
+        : skb_cuda_tma_plan{2,
+                            0,
+                            {kP.ta ? map(0, kP.m, kP.k, kACount, 64) : map(0, kP.k, kP.m, kACount, kT.bm),
+                             kP.tb ? map(1, kP.k, kP.n, kBCount, kT.bn) : map(1, kP.n, kP.k, kBCount, 64)}};
 }  // namespace plan
 
-__device__ inline void run_static(const Params& p, skb_args args) {
+__device__ inline void run_static(const Params& p, skb_args args, const skb_cuda_tensor_maps* maps) {
   const TA* x1 = static_cast<const TA*>(args.in[0]);
   const TB* x2 = static_cast<const TB*>(args.in[1]);
   const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(args.in[2]) : nullptr;
@@ -180,7 +233,15 @@ __device__ inline void run_static(const Params& p, skb_args args) {
   unsigned shared = 0;
   asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(shared));
   const bool launched = blockDim.x == plan::kThreads && shared + 1 > plan::kShared;
-  if constexpr (plan::kPath == plan::kTensorCores) {
+  if constexpr (plan::kPath == plan::kWarpgroups) {
+#if SKB_WGMMA
+    if (launched && maps && maps->encoded == plan::kMaps.count) {
+      skb_cu::wgmma::run<plan::kTile - skb_mm::kNumMmaTiles, plan::kP.ta, plan::kP.tb, TA>(
+          p, &maps->words[0], &maps->words[16], plan::kACount > 1, plan::kBCount > 1, store);
+      return;
+    }
+#endif
+  } else if constexpr (plan::kPath == plan::kTensorCores) {
     if (launched && (reinterpret_cast<uintptr_t>(x1) | reinterpret_cast<uintptr_t>(x2)) % 16 == 0) {
       skb_cu::mma::run<kIndex, plan::kP.ta, plan::kP.tb>(p, x1, reinterpret_cast<const TA*>(x2), offsets, store);
       return;
@@ -201,7 +262,18 @@ __device__ inline void run_static(const Params& p, skb_args args) {
 SKB_LAUNCH(plan::kGrid, plan::kThreads, plan::kShared)
 #undef SKB_KERNEL_BOUNDS
 #define SKB_KERNEL_BOUNDS __launch_bounds__(plan::kThreads)
-SKB_ENTRY(make_static, make_dynamic, run_static)
+#if SKB_WGMMA
+#undef SKB_KERNEL_BOUNDS
+#define SKB_KERNEL_BOUNDS __launch_bounds__(plan::kThreads) __cluster_dims__(plan::kCluster, 1, 1)
+SKB_TMA(plan::kMaps)
+__device__ inline void run_with_maps(const Params& p, skb_args args, const skb_cuda_tensor_maps& maps) {
+  run_static(p, args, &maps);
+}
+SKB_ENTRY_MAPS(make_static, run_with_maps)
+#else
+__device__ inline void run_without_maps(const Params& p, skb_args args) { run_static(p, args, nullptr); }
+SKB_ENTRY(make_static, make_dynamic, run_without_maps)
+#endif
 #else
 static __device__ Params make_dynamic(const skb_cuda_call& c, const skb_args&) {
   const bool mm = SKB_OP == MatMulV2;

@@ -52,6 +52,39 @@ typedef struct skb_cuda_launch {
 
 #define SKB_CUDA_LAUNCH_SYMBOL "skb_launch"
 
+/** Tensor maps (TMA, sm_90 and later) a static kernel reads inputs through: the kernel defines
+ * `extern "C" __constant__ skb_cuda_tma_plan skb_tma` (skb_cuda.h's SKB_TMA) and takes a second
+ * parameter, skb_cuda_tensor_maps. At each launch the runtime encodes map i from maps[i] and the
+ * call's pointer of input maps[i].slot (cuTensorMapEncodeTiled), and sets `encoded` to the maps
+ * it encoded: fewer than count (an input that is not 16-byte aligned) and the kernel takes a
+ * path that reads no map. */
+#define SKB_CUDA_MAX_TMA 2
+#define SKB_CUDA_TMA_RANK 3
+#define SKB_CUDA_TMA_SYMBOL "skb_tma"
+
+typedef struct skb_cuda_tma {
+  int32_t slot;                            /* the input */
+  uint32_t data_type;                      /* CUtensorMapDataType */
+  uint32_t swizzle;                        /* CUtensorMapSwizzle */
+  uint32_t rank;                           /* 1 to SKB_CUDA_TMA_RANK */
+  uint64_t dims[SKB_CUDA_TMA_RANK];        /* elements, the contiguous axis first */
+  uint64_t strides[SKB_CUDA_TMA_RANK - 1]; /* bytes from one index of axis 1, 2 to the next */
+  uint32_t box[SKB_CUDA_TMA_RANK];         /* elements a load brings, per axis */
+  uint32_t reserved;                       /* 0 */
+} skb_cuda_tma;
+
+typedef struct skb_cuda_tma_plan {
+  uint32_t count;
+  uint32_t reserved; /* 0 */
+  skb_cuda_tma maps[SKB_CUDA_MAX_TMA];
+} skb_cuda_tma_plan;
+
+/** The encoded maps (CUtensorMap: 128 bytes, 64-byte aligned, opaque). */
+typedef struct __attribute__((aligned(64))) skb_cuda_tensor_maps {
+  uint64_t words[16 * SKB_CUDA_MAX_TMA];
+  uint32_t encoded;
+} skb_cuda_tensor_maps;
+
 /** What a dynamic CUDA kernel is told about a call. */
 typedef struct skb_cuda_call {
   int32_t num_inputs;

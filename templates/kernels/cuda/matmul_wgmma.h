@@ -1,0 +1,328 @@
+// A 16-bit matmul on Hopper's warpgroup tensor cores (sm_90a: wgmma.mma_async and TMA), float
+// accumulation. One block computes BM x BN outputs (skb_matmul_plan.h's kWgmmaTiles) with
+// BM / 64 consumer warpgroups, each a 64-row slice of the tile, and one producer warpgroup
+// whose first thread streams the operands' 64-deep slices into STAGES shared-memory buffers by
+// TMA (cp.async.bulk.tensor, through the tensor maps the runtime encodes at launch: skb_tma).
+// Each buffer has two barriers: `full` completes when its bytes have landed, `empty` when every
+// consumer has finished reading it. Shared memory holds each operand as TMA writes it, with the
+// 128-byte swizzle: a row of 64 elements of the contiguous axis a 128-byte line, so that
+// wgmma reads an operand whichever of its axes is contiguous (K-major as it is, MN-major
+// transposed by the instruction). Blocks loop over the tiles grid-stride in groups of 8 tile rows
+// (mma::tile_origin), as the mma.sync kernel does.
+#pragma once
+#include "matmul_mma.h"
+#include "skb_cuda.h"
+#include "skb_matmul_plan.h"
+
+namespace skb_cu::wgmma {
+
+using mma::smem_addr;
+
+constexpr int kDepth = skb_mm::kWgmmaDepth;  // elements of the reduction per stage: one 128-byte line
+constexpr int kLine = 128;                   // bytes of a swizzled line
+constexpr int kChunk = kDepth * kLine;       // bytes of a 64 x 64 block of an operand
+
+__device__ inline void bar_init(uint64_t* b, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(b)), "r"(count));
+}
+__device__ inline void bar_expect(uint64_t* b, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(b)), "r"(bytes) : "memory");
+}
+__device__ inline void bar_arrive(uint64_t* b) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(b)) : "memory");
+}
+/// Waits until the barrier's phase of the given parity has completed.
+__device__ inline void bar_wait(uint64_t* b, unsigned parity) {
+  asm volatile(
+      "{\n.reg .pred done;\n"
+      "SKB_WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra SKB_WAIT;\n}\n" ::"r"(smem_addr(b)),
+      "r"(parity)
+      : "memory");
+}
+
+/// One box of a 3-D tensor map into shared memory; the barrier counts its bytes.
+__device__ inline void tma_load(void* dst, const void* map, uint64_t* bar, int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];\n" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+
+/// A shared-memory matrix descriptor, 128-byte swizzle: lbo is the byte distance between 64-wide
+/// blocks of the contiguous axis (MN-major only), sbo between groups of 8 lines.
+__device__ inline uint64_t desc(const void* p, unsigned lbo, unsigned sbo) {
+  return (uint64_t)((smem_addr(p) & 0x3FFFF) >> 4) | (uint64_t)((lbo & 0x3FFFF) >> 4) << 16 |
+         (uint64_t)((sbo & 0x3FFFF) >> 4) << 32 | 1ull << 62;
+}
+
+__device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ inline void wait_pending() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+/// Moves registers from the producer's warpgroup to the consumers' where a consumer's
+/// accumulators need them (a 64 x 256 slice: 128 a thread); ptxas ignores it elsewhere.
+template <int Regs, int N>
+__device__ inline void set_registers() {
+  if constexpr (N < 256)
+    return;
+  else if constexpr (Regs < 0)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(-Regs));
+  else
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+/// One wgmma.mma_async m64nNk16 with float accumulators d[0 .. N/2), TY the operands' PTX type
+/// ("f16" or "bf16"), written out: one asm operand per accumulator register, 32 at a time.
+#define SKB_ACC8(o)                                                                                       \
+  "+f"(d[(o)]), "+f"(d[(o) + 1]), "+f"(d[(o) + 2]), "+f"(d[(o) + 3]), "+f"(d[(o) + 4]), "+f"(d[(o) + 5]), \
+      "+f"(d[(o) + 6]), "+f"(d[(o) + 7])
+#define SKB_ACC32(o) SKB_ACC8(o), SKB_ACC8((o) + 8), SKB_ACC8((o) + 16), SKB_ACC8((o) + 24)
+#define SKB_REGS0                                                                                                  \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, " \
+  "%24, %25, %26, %27, %28, %29, %30, %31"
+#define SKB_REGS1                                                                                                    \
+  ", %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, " \
+  "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define SKB_REGS2                                                                                                    \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, " \
+  "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define SKB_REGS3                                                                                                    \
+  ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, " \
+  "%115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define SKB_WGMMA_64(TY)                                                                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY \
+               " {" SKB_REGS0 "}, %32, %33, p, 1, 1, %34, %35;\n}\n"                                           \
+               : SKB_ACC32(0)                                                                                  \
+               : "l"(a), "l"(b), "n"(MnA), "n"(MnB))
+#define SKB_WGMMA_128(TY)                                                                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY \
+               " {" SKB_REGS0 SKB_REGS1 "}, %64, %65, p, 1, 1, %66, %67;\n}\n"                                  \
+               : SKB_ACC32(0), SKB_ACC32(32)                                                                    \
+               : "l"(a), "l"(b), "n"(MnA), "n"(MnB))
+#define SKB_WGMMA_256(TY)                                                                                       \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY \
+               " {" SKB_REGS0 SKB_REGS1 SKB_REGS2 SKB_REGS3 "}, %128, %129, p, 1, 1, %130, %131;\n}\n"          \
+               : SKB_ACC32(0), SKB_ACC32(32), SKB_ACC32(64), SKB_ACC32(96)                                      \
+               : "l"(a), "l"(b), "n"(MnA), "n"(MnB))
+
+/// d (64 x N, this warpgroup's fragment) += a (64 x 16) * b (16 x N); MnA/MnB: the operand is
+/// MN-major in shared memory.
+template <class T, int N, int MnA, int MnB>
+__device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
+  static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles are 64, 128 or 256 columns wide");
+  constexpr bool kHalf = skb_geom::Same<T, __half>::value;
+  if constexpr (N == 64 && kHalf)
+    SKB_WGMMA_64("f16");
+  else if constexpr (N == 64)
+    SKB_WGMMA_64("bf16");
+  else if constexpr (N == 128 && kHalf)
+    SKB_WGMMA_128("f16");
+  else if constexpr (N == 128)
+    SKB_WGMMA_128("bf16");
+  else if constexpr (kHalf)
+    SKB_WGMMA_256("f16");
+  else
+    SKB_WGMMA_256("bf16");
+}
+#undef SKB_WGMMA_64
+#undef SKB_WGMMA_128
+#undef SKB_WGMMA_256
+#undef SKB_REGS0
+#undef SKB_REGS1
+#undef SKB_REGS2
+#undef SKB_REGS3
+#undef SKB_ACC32
+#undef SKB_ACC8
+
+/// The whole cluster (every thread of every block of it) meets here; memory written before is
+/// seen after by every block of it.
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+__device__ inline unsigned cluster_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+/// Four floats of block `rank`'s shared memory at the address p has in this block's.
+__device__ inline float4 load_remote4(const float* p, unsigned rank) {
+  unsigned a;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(a) : "r"(smem_addr(p)), "r"(rank));
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(a)
+               : "memory");
+  return v;
+}
+
+/// The matmul of p with tile kWgmmaTiles[TI] (TA/TB: the operands are transposed) through the
+/// tensor maps of A (ma) and B (mb), 3-D: the contiguous axis, the other, the matrices.
+/// a_batched/b_batched: the operand has one matrix per output batch (else one for all).
+/// store(bt, row, col, acc) writes an output.
+///
+/// A tile of split KS > 1 (few tiles, a long reduction) is computed by a cluster of KS blocks,
+/// block q of it over the q-th part of the reduction; each then leaves its sums in its shared
+/// memory, and block q adds up rows q BM / KS onwards of all of them (distributed shared
+/// memory) and stores them. Such a kernel is launched with one cluster a tile (__cluster_dims__).
+template <int TI, bool TA, bool TB, class T, class Store>
+__device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void* mb, bool a_batched, bool b_batched,
+                           Store store) {
+  constexpr skb_mm::Tile kT = skb_mm::kWgmmaTiles[TI];
+  constexpr int BM = kT.bm, BN = kT.bn, S = kT.stages, KS = kT.split, kConsumers = BM / 64;
+  constexpr unsigned AStage = BM * kLine, BStage = BN * kLine;
+  static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
+  static_assert(KS == 1 || (BM % KS == 0 && BN % 4 == 0), "a split tile's rows share out among its blocks");
+  static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
+  __shared__ uint64_t full[S], empty[S];
+  extern __shared__ __align__(16) unsigned char skb_smem[];
+  // The swizzle repeats every 1024 bytes: buffers start on such a boundary (SKB_LAUNCH asks for 1 KiB more).
+  unsigned char* base = skb_smem + ((1024 - smem_addr(skb_smem) % 1024) % 1024);
+  unsigned char* as = base;
+  unsigned char* bs = base + S * AStage;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) bar_init(&full[s], 1), bar_init(&empty[s], kConsumers);
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, BM) * skb_mm::ceil_div(p.n, BN);
+  // This block's part of the reduction: steps [first, first + steps) of 64.
+  const int64_t all_steps = skb_mm::ceil_div(p.k, kDepth), per = skb_mm::ceil_div(all_steps, KS);
+  const unsigned q = KS > 1 ? cluster_rank() : 0;
+  const int64_t first = q * per;
+  const int64_t steps = KS == 1                   ? all_steps
+                        : first >= all_steps      ? 0
+                        : all_steps - first < per ? all_steps - first
+                                                  : per;
+  const int64_t t0 = KS == 1 ? blockIdx.x : blockIdx.x / KS, t_step = KS == 1 ? gridDim.x : tiles;
+  const int group = threadIdx.x / 128;
+  int64_t bt = 0, m0 = 0, n0 = 0;
+  if (KS > 1) mma::tile_origin<BM, BN>(p, t0, bt, m0, n0);  // every thread's, for the sums
+  if (group == 0) {                                         // the producer
+    set_registers<-40, BN>();
+    if (threadIdx.x == 0) {
+      unsigned it = 0;
+      for (int64_t t = t0; t < tiles; t += t_step) {
+        mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
+        const int ab = a_batched ? (int)bt : 0, bb = b_batched ? (int)bt : 0;
+        for (int64_t step = 0; step < steps; ++step, ++it) {
+          const unsigned s = it % S;
+          bar_wait(&empty[s], (it / S & 1) ^ 1);
+          bar_expect(&full[s], AStage + BStage);
+          const int k0 = (int)((first + step) * kDepth);
+          unsigned char* a = as + s * AStage;
+          unsigned char* b = bs + s * BStage;
+          if constexpr (TA)
+            for (int j = 0; j < BM / 64; ++j) tma_load(a + j * kChunk, ma, &full[s], (int)m0 + 64 * j, k0, ab);
+          else
+            tma_load(a, ma, &full[s], k0, (int)m0, ab);
+          if constexpr (TB)
+            tma_load(b, mb, &full[s], k0, (int)n0, bb);
+          else
+            for (int j = 0; j < BN / 64; ++j) tma_load(b + j * kChunk, mb, &full[s], (int)n0 + 64 * j, k0, bb);
+        }
+      }
+    }
+    if constexpr (KS == 1) return;
+  } else {
+    set_registers<232, BN>();
+    const int c = group - 1, lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
+    unsigned it = 0;
+    for (int64_t t = t0; t < tiles; t += t_step) {
+      mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
+      float d[BN / 2];
+#pragma unroll
+      for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
+      for (int64_t step = 0; step < steps; ++step, ++it) {
+        const unsigned s = it % S;
+        bar_wait(&full[s], it / S & 1);
+        const unsigned char* a = as + s * AStage;
+        const unsigned char* b = bs + s * BStage;
+        fence();
+#pragma unroll
+        for (int kk = 0; kk < kDepth / 16; ++kk) {
+          // A: this consumer's 64 rows; a K-major operand steps 32 bytes along its lines, an
+          // MN-major one 16 lines (its 64-row slice is one 64 x 64 block).
+          const uint64_t da = TA ? desc(a + c * kChunk + kk * 16 * kLine, kChunk, 8 * kLine)
+                                 : desc(a + c * 64 * kLine + kk * 32, 16, 8 * kLine);
+          const uint64_t db = TB ? desc(b + kk * 32, 16, 8 * kLine) : desc(b + kk * 16 * kLine, kChunk, 8 * kLine);
+          mma<T, BN, TA, !TB>(d, da, db);  // B is MN-major unless transposed
+        }
+        commit();
+        if constexpr (KS == 1) {
+          // One group stays in flight: the step before this one is done, and its buffer is free.
+          wait_pending<1>();
+          if (step > 0 && threadIdx.x % 128 == 0) bar_arrive(&empty[(it + S - 1) % S]);
+        } else {
+          // A split tile's sums leave the registers afterwards: with a group in flight here,
+          // ptxas would serialize every wgmma.
+          wait_pending<0>();
+          if (threadIdx.x % 128 == 0) bar_arrive(&empty[s]);
+        }
+      }
+      if constexpr (KS == 1) {
+        wait_pending<0>();
+        if (steps > 0 && threadIdx.x % 128 == 0) bar_arrive(&empty[(it + S - 1) % S]);
+      }
+      // The fragment: per 8 columns j, rows r and r + 8 of this warp's 16, columns 2 (lane % 4) and +1.
+      const int r = c * 64 + warp * 16 + lane / 4;
+      if constexpr (KS > 1) {
+        // Every load of this block has landed and been read once every consumer is here: its
+        // buffers hold its sums then.
+        asm volatile("bar.sync 1, %0;\n" ::"n"(kConsumers * 128) : "memory");
+        float* sums = reinterpret_cast<float*>(base);
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int col = j * 8 + lane % 4 * 2;
+            *reinterpret_cast<float2*>(&sums[(r + 8 * h) * BN + col]) =
+                make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
+          }
+      } else {
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j) {
+          const int64_t col = n0 + j * 8 + lane % 4 * 2;
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int64_t row = m0 + r + 8 * h;
+            if (row >= p.m) continue;
+            if (col < p.n) store(bt, row, col, d[4 * j + 2 * h]);
+            if (col + 1 < p.n) store(bt, row, col + 1, d[4 * j + 2 * h + 1]);
+          }
+        }
+      }
+    }
+  }
+  if constexpr (KS > 1) {
+    // Every block of the cluster has its sums in place; this one adds up its rows of all.
+    __syncwarp();  // the producer's first thread rejoins its warp
+    cluster_sync();
+    const float* sums = reinterpret_cast<const float*>(base);
+    constexpr int kRows = BM / KS, kThreads = (BM / 64 + 1) * 128;
+    for (int e = threadIdx.x * 4; e < kRows * BN; e += kThreads * 4) {
+      const int rr = (int)q * kRows + e / BN, col = e % BN;
+      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+      for (int from = 0; from < KS; ++from) {
+        const float4 v = load_remote4(&sums[rr * BN + col], from);
+        acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
+      }
+      const int64_t row = m0 + rr, c0 = n0 + col;
+      if (row >= p.m) continue;
+      const float vals[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
+    }
+    cluster_sync();  // no block leaves while another still reads its sums
+  }
+}
+
+}  // namespace skb_cu::wgmma
