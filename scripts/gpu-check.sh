@@ -178,10 +178,36 @@ say "3. static against dynamic kernels, and MatMul against cuBLAS"
   --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
   ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
 say "3b. the matmul tile sweep: skb's choice against every candidate tile and cuBLAS"
+# One process times every candidate; a candidate that faults leaves its CUDA context broken, and
+# one that hangs holds it. Where the sweep ends so, each candidate is tried alone (its own
+# process and time limit) on the sweep's calls, and the sweep runs again without those that fail.
+sweep() {  # out-file time-limit candidate-folders...
+  local out=$1 limit=$2; shift 2
+  timeout "$limit" "$python" "$SKB_TOP/tests/bench/cuda_tile_sweep.py" --runtime "$bundle/lib/libskb_runtime.so" \
+    --lib "$bundle/bench/lib" $(for l in "$@"; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
+    ${SKB_CUDA_SWEEP_JSON:+--json "$SKB_CUDA_SWEEP_JSON"} >"$out" 2>&1
+}
+broke() { grep -q "Traceback\|CUDA_ERROR\|illegal" "$1"; }  # the sweep could not go on
 if [ -d "$bundle/sweep" ]; then
-  "$python" "$SKB_TOP/tests/bench/cuda_tile_sweep.py" --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" \
-    $(for l in "$bundle"/sweep/lib*; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
-    ${SKB_CUDA_SWEEP_JSON:+--json "$SKB_CUDA_SWEEP_JSON"} || status=1
+  out=$(mktemp) rc=0
+  sweep "$out" "${SKB_SWEEP_TIMEOUT:-600}" "$bundle"/sweep/lib* || rc=$?
+  if [ "$rc" -gt 1 ] || broke "$out"; then
+    cat "$out"
+    say "the sweep broke off (status $rc): each candidate alone"
+    good=()
+    for l in "$bundle"/sweep/lib*; do
+      rc=0 && sweep "$out" 120 "$l" || rc=$?
+      if [ "$rc" -gt 1 ] || broke "$out"; then
+        say "FAILED: $(basename "$l") (status $rc): $(grep -m1 "Error\|CUDA_ERROR" "$out" || echo "no time limit left")"
+        status=1
+      else
+        good+=("$l")
+      fi
+    done
+    rc=0 && sweep "$out" "${SKB_SWEEP_TIMEOUT:-600}" "${good[@]}" || rc=$?
+  fi
+  cat "$out"
+  [ "$rc" = 0 ] || status=1
 fi
 say "4. skb bench: every static kernel against its dynamic path on this GPU, the slower ones withheld"
 lib=$(mktemp -d)/lib && cp -r "$bundle/bench/lib" "$lib"
