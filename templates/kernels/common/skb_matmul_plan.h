@@ -58,16 +58,8 @@ constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
 /// Float tiles (FFMA on 256 threads, each BM/16 x BN/16 outputs): wm/wn are the thread's.
 constexpr Tile kFmaTiles[] = {
-    {128, 128, 8, 8, 8, 2, 138, 8227},
-    {128, 64, 8, 8, 4, 2, 144, 20773},
-    {64, 128, 8, 4, 8, 2, 130, 15916},
-    {64, 64, 8, 4, 4, 2, 115, 22097},
-    {32, 64, 8, 2, 4, 2, 85, 20207},
-    {64, 32, 8, 4, 2, 2, 86, 16564},
-    // 32 of the reduction a step: a quarter of the steps, each waiting on global memory once.
-    {64, 64, 32, 4, 4, 2, 115, 6000},
-    {32, 64, 32, 2, 4, 2, 85, 5000},
-    {64, 32, 32, 4, 2, 2, 86, 4500},
+    {128, 128, 8, 8, 8, 2, 138, 8227}, {128, 64, 8, 8, 4, 2, 144, 20773}, {64, 128, 8, 4, 8, 2, 130, 15916},
+    {64, 64, 8, 4, 4, 2, 115, 22097},  {32, 64, 8, 2, 4, 2, 85, 20207},   {64, 32, 8, 4, 2, 2, 86, 16564},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
