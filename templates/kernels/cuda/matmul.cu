@@ -185,13 +185,14 @@ constexpr unsigned kGrid = kPath == kElements ? (unsigned)(skb_mm::ceil_div(kP.b
                                                                ? skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256)
                                                                : 4096)
                                               : (unsigned)(kTiles * kT.split < kGridCap ? kTiles * kT.split : kGridCap);
-// A split wgmma tile is a cluster of blocks (matmul_wgmma.h); every other kernel a cluster of one.
-constexpr unsigned kCluster = kPath == kWarpgroups ? kT.split : 1;
 constexpr unsigned kShared = kPath == kTensorCores  ? skb_mm::mma_smem_bytes(kT, 2, kP.ta, kP.tb)
                              : kPath == kWarpgroups ? skb_mm::wgmma_smem_bytes(kT)
                                                     : 0;
 static_assert((kPath != kTensorCores && kPath != kWarpgroups) || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
               "skb: the forced tile needs more shared memory than this architecture gives a block");
+#if SKB_WGMMA
+// A split wgmma tile is a cluster of blocks (matmul_wgmma.h); every other kernel a cluster of one.
+constexpr unsigned kCluster = kPath == kWarpgroups ? kT.split : 1;
 // The tensor maps of the wgmma kernel: each operand 3-D (its contiguous axis, the other, its
 // matrices), a box of 64 along the contiguous axis (one swizzled line) by the tile's rows of a
 // K-major operand, or by 64 of the reduction for an MN-major one, which is loaded 64 columns at
@@ -215,6 +216,7 @@ constexpr skb_cuda_tma_plan kMaps =
                             0,
                             {kP.ta ? map(0, kP.m, kP.k, kACount, 64) : map(0, kP.k, kP.m, kACount, kT.bm),
                              kP.tb ? map(1, kP.k, kP.n, kBCount, kT.bn) : map(1, kP.n, kP.k, kBCount, 64)}};
+#endif
 }  // namespace plan
 
 __device__ inline void run_static(const Params& p, skb_args args, const skb_cuda_tensor_maps* maps) {

@@ -133,22 +133,23 @@ __device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
 #endif
 #define SKB_LAUNCH(grid, block, shared) \
   extern "C" __constant__ skb_cuda_launch skb_launch = {(grid), (block), (shared), 0};
+// The static kernel's parameters, a constant checked at compile time.
+#define SKB_STATIC_PARAMS(make_static)                                                                  \
+  static_assert(make_static().ok,                                                                       \
+                "skb: the shapes and attributes of this kernel contradict each other (see its .info)"); \
+  static __device__ constexpr Params skb_params = make_static();
+#define SKB_ENTRY(make_static, make_dynamic, run) \
+  SKB_STATIC_PARAMS(make_static)                  \
+  extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { run(skb_params, args); }
 // SKB_TMA(plan) gives it tensor maps (skb_cuda_abi.h); its entry, SKB_ENTRY_MAPS, then calls
 // run(params, args, maps).
 #define SKB_TMA(...) extern "C" __constant__ skb_cuda_tma_plan skb_tma = __VA_ARGS__;
 #define SKB_ENTRY_MAPS(make_static, run)                                                                       \
-  static_assert(make_static().ok,                                                                              \
-                "skb: the shapes and attributes of this kernel contradict each other (see its .info)");        \
-  static __device__ constexpr Params skb_params = make_static();                                               \
+  SKB_STATIC_PARAMS(make_static)                                                                               \
   extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args,                                       \
                                                           const __grid_constant__ skb_cuda_tensor_maps maps) { \
     run(skb_params, args, maps);                                                                               \
   }
-#define SKB_ENTRY(make_static, make_dynamic, run)                                                       \
-  static_assert(make_static().ok,                                                                       \
-                "skb: the shapes and attributes of this kernel contradict each other (see its .info)"); \
-  static __device__ constexpr Params skb_params = make_static();                                        \
-  extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { run(skb_params, args); }
 #else
 #define SKB_ENTRY(make_static, make_dynamic, run)                                                                   \
   static __device__ __noinline__ void skb_make_params(const skb_cuda_call& call, const skb_args& args, Params* p) { \
