@@ -57,8 +57,8 @@ def main():
     rts = [ckb.open_runtime(L, lib) for lib in libs]
     cycles = int(ckb.sleep_cycles_per_us(torch) * ckb.SLEEP_US)
     # A candidate is named by its tile's index: the digits its path ends with (lib7: tile7), else its place.
-    names = ["chosen"] + ["tile" + (re.search(r"(\d+)/*$", c).group(1) if re.search(r"(\d+)/*$", c) else str(i))
-                          for i, c in enumerate(args.candidate)]
+    ends = [re.search(r"(\d+)/*$", c) for c in args.candidate]
+    names = ["chosen"] + ["tile" + (e.group(1) if e else str(i)) for i, e in enumerate(ends)]
     print("GPU %s; torch %s; reps %d; median µs per launch" % (torch.cuda.get_device_name(), torch.__version__,
                                                                 args.reps))
     print("%-44s %s %9s %9s %9s" % ("call", " ".join("%9s" % n for n in names), "cuBLAS", "/fastest", "/cuBLAS"))
