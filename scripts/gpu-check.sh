@@ -12,7 +12,8 @@
 #   scripts/gpu-check.sh [BUNDLE]             run the check (prepares first when BUNDLE is absent
 #                                             and this machine has skb's build)
 # BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture (sm_90a: the
-# matmuls on wgmma), SKB_SWEEP_TILES and SKB_SWEEP_FLOAT_TILES the candidates the tile sweep builds,
+# matmuls on wgmma), SKB_SWEEP_TILES and SKB_SWEEP_FLOAT_TILES how many candidates the tile sweep
+# builds (default: every tile of skb_matmul_plan.h's tables), SKB_CUDA_SWEEP_JSON where its times go,
 # SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples.
 # Exit status: 0 every check passed; 1 a check failed; 2 nothing to run; 77 no GPU here.
 set -euo pipefail
@@ -22,9 +23,6 @@ if [ "${1:-}" = --prepare ]; then prepare_only=1; shift; fi
 bundle=$(realpath -m "${1:-$SKB_TOP/build/gpu-check}")
 build=${SKB_BUILD:-$SKB_TOP/build}
 soc=${SKB_GPU_SOC:-sm_90}
-# The candidate tiles the sweep builds (skb_matmul_plan.h): mma.sync's, and wgmma's on sm_90a; float's.
-tiles=${SKB_SWEEP_TILES:-$(case $soc in sm_90a) echo 15 ;; *) echo 6 ;; esac)}
-float_tiles=${SKB_SWEEP_FLOAT_TILES:-6}
 # A Python with numpy (the oracle's), the first of $SKB_PYTHON, python3, /usr/bin/python3.
 python=python3
 for p in ${SKB_PYTHON:-} python3 /usr/bin/python3; do
@@ -113,6 +111,14 @@ for i, r in enumerate(sweep()):
     json.dump(r, open(os.path.join(sys.argv[1] + kind, "%s_%d.json" % (r["op_type"], i)), "w"))
 PY
   bench_calls "$tmp/sweep/dump" "$tmp/sweep/calls.json" >/dev/null
+  # The candidate tiles (skb_matmul_plan.h's tables, as cuda_tile_fit.py lists them): mma.sync's,
+  # and wgmma's on sm_90a; float's. The sweep's output names them, for the fit.
+  "$python" "$SKB_TOP/tests/bench/cuda_tile_fit.py" tiles >"$tmp/sweep/tiles.json"
+  local tiles float_tiles
+  tiles=${SKB_SWEEP_TILES:-$("$python" -c 'import json, sys; t = json.load(open(sys.argv[1]))
+print(len(t["16"]) if sys.argv[2] == "sm_90a" else t["mma"])' "$tmp/sweep/tiles.json" "$soc")}
+  float_tiles=${SKB_SWEEP_FLOAT_TILES:-$("$python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["float"]))' \
+    "$tmp/sweep/tiles.json")}
   # Candidate i is built for the calls it is a tile of: 16-bit ones below the tensor-core tiles'
   # count, float ones below the float tiles'.
   local i dumps
@@ -185,11 +191,11 @@ sweep() {  # out-file time-limit candidate-folders...
   local out=$1 limit=$2; shift 2
   timeout "$limit" "$python" "$SKB_TOP/tests/bench/cuda_tile_sweep.py" --runtime "$bundle/lib/libskb_runtime.so" \
     --lib "$bundle/bench/lib" $(for l in "$@"; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
-    ${SKB_CUDA_SWEEP_JSON:+--json "$SKB_CUDA_SWEEP_JSON"} >"$out" 2>&1
+    --tiles "$bundle/sweep/tiles.json" --json "$sweep_json" >"$out" 2>&1
 }
 broke() { grep -q "Traceback\|CUDA_ERROR\|illegal" "$1"; }  # the sweep could not go on
 if [ -d "$bundle/sweep" ]; then
-  out=$(mktemp) rc=0
+  out=$(mktemp) rc=0 sweep_json=${SKB_CUDA_SWEEP_JSON:-$(mktemp)}
   sweep "$out" "${SKB_SWEEP_TIMEOUT:-600}" "$bundle"/sweep/lib* || rc=$?
   if [ "$rc" -gt 1 ] || broke "$out"; then
     cat "$out"
@@ -208,6 +214,9 @@ if [ -d "$bundle/sweep" ]; then
   fi
   cat "$out"
   [ "$rc" = 0 ] || status=1
+  # The tables' figures fitted to these times, and what the fitted tables would pick: the fit
+  # that `cuda_tile_fit.py fit SWEEP.json --write` puts into skb_matmul_plan.h.
+  [ -s "$sweep_json" ] && { "$python" "$SKB_TOP/tests/bench/cuda_tile_fit.py" fit "$sweep_json" || status=1; }
 fi
 say "4. skb bench: every static kernel against its dynamic path on this GPU, the slower ones withheld"
 lib=$(mktemp -d)/lib && cp -r "$bundle/bench/lib" "$lib"

@@ -7,8 +7,10 @@ off). Each kernel's output is checked against cuBLAS's first. A sample is a GPU 
 event, launches, an end event; the figure is the median of --reps samples, in µs per launch.
 Prints one row per call: the chosen kernel, every candidate, cuBLAS, and the chosen kernel's time
 over the fastest candidate's and over cuBLAS's. Exit status 0 when every kernel agreed with cuBLAS.
+--json writes the rows with the GPU's name and multiprocessors, and the candidates' tiles that
+--tiles names (cuda_tile_fit.py tiles): what cuda_tile_fit.py fits the tables to.
 usage: cuda_tile_sweep.py --runtime libskb_runtime.so --lib CHOSEN --candidate LIB... --calls CALLS.json
-                          [--reps N] [--json OUT]"""
+                          [--reps N] [--json OUT [--tiles TILES.json]]"""
 import argparse, json, os, re, statistics, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,6 +47,7 @@ def main():
     ap.add_argument("--calls", required=True)
     ap.add_argument("--reps", type=int, default=int(os.environ.get("SKB_CUDA_BENCH_REPS", "15")))
     ap.add_argument("--json")
+    ap.add_argument("--tiles", help="the candidates' tiles, for --json (cuda_tile_fit.py tiles)")
     args = ap.parse_args()
     import torch
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -105,7 +108,11 @@ def main():
                                             row["check"]))
         sys.stdout.flush()
     if args.json:
-        json.dump({"gpu": torch.cuda.get_device_name(), "rows": rows}, open(args.json, "w"), indent=1)
+        out = {"gpu": torch.cuda.get_device_name(),
+               "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count, "rows": rows}
+        if args.tiles:
+            out["tiles"] = {k: v for k, v in json.load(open(args.tiles)).items() if k in ("16", "float")}
+        json.dump(out, open(args.json, "w"), indent=1)
     for rt in rts:
         L.skb_runtime_close(rt)
     return 0 if ok else 1

@@ -3,6 +3,8 @@
 // before it grows the tile, and it never asks for more shared memory than a block may have.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "skb_matmul_plan.h"
 
 namespace {
@@ -18,9 +20,7 @@ Problem problem(int64_t m, int64_t n, int64_t k, int64_t batches = 1, int sms = 
   return Problem{batches, m, n, k, sms, smem};
 }
 
-int64_t tiles(const Problem& p, const skb_mm::Tile& t) {
-  return p.batches * skb_mm::ceil_div(p.m, t.bm) * skb_mm::ceil_div(p.n, t.bn);
-}
+using skb_mm::tiles;
 
 TEST(MatmulPlan, EveryTensorCoreTileDividesIntoWholeFragmentsAndChunks) {
   for (const auto& t : kMmaTiles) {
@@ -63,6 +63,7 @@ TEST(MatmulPlan, PaddedRowsKeepSixteenByteAlignment) {
 // Nanoseconds an output takes on a multiprocessor with tile t over a reduction of k: what
 // decides where every tile runs many waves.
 double per_output(const skb_mm::Tile& t, int64_t k) {
+  if (t.feed <= 0) return std::numeric_limits<double>::infinity();  // not timed: never chosen
   const int64_t steps = skb_mm::ceil_div(skb_mm::ceil_div(k, t.bk), t.split) * t.bk;
   return (double(t.bm) * t.bn * steps / t.feed + t.wave_ns) * t.split / (double(t.bm) * t.bn);
 }
@@ -151,6 +152,43 @@ TEST(MatmulPlan, TinyProductsKeepMmaSyncAndFewLongTilesSplitTheirReduction) {
   const int i = skb_mm::choose_mma(problem(128, 1024, 4096), 2, false, false, true);
   ASSERT_TRUE(skb_mm::is_wgmma(i));
   EXPECT_GT(skb_mm::kWgmmaTiles[i - skb_mm::kNumMmaTiles].split, 1);
+}
+
+TEST(MatmulPlan, AnUntimedTileIsBuiltForTheSweepButNeverChosen) {
+  // Two tiles of one shape: the untimed one (feed 0) would be the cheaper by its wave cost.
+  const skb_mm::Tile pair[] = {{64, 64, 8, 4, 4, 2, 0, 0}, {64, 64, 8, 4, 4, 2, 100, 5000}};
+  const auto fits = [](int) { return 0; };
+  EXPECT_EQ(skb_mm::cheapest(problem(512, 512, 512), pair, 2, fits), 1);
+  EXPECT_EQ(skb_mm::cheapest(problem(512, 512, 512), pair, 1, fits), -1) << "no timed tile: none";
+  // The tables hold such candidates; no shape's choice is one.
+  for (auto p : {problem(16, 32, 128), problem(512, 512, 512), problem(4096, 4096, 4096), problem(128, 1024, 4096),
+                 problem(33, 17, 45), problem(128, 128, 64, 16)}) {
+    const int f = skb_mm::choose_fma(p), m = skb_mm::choose_mma(p, 2, false, false, true);
+    ASSERT_GE(f, 0);
+    ASSERT_GE(m, 0);
+    EXPECT_GT(kFmaTiles[f].feed, 0);
+    EXPECT_GT(skb_mm::is_wgmma(m) ? skb_mm::kWgmmaTiles[m - skb_mm::kNumMmaTiles].feed : kMmaTiles[m].feed, 0);
+  }
+}
+
+TEST(MatmulPlan, APersistentTileLaunchesABlockAMultiprocessorAndTheOthersABlockATile) {
+  // The persistent grid is the wgmma kernel's, for tiles of one block; the others launch a block a tile.
+  int persistent = 0;
+  for (const auto& t : skb_mm::kWgmmaTiles) {
+    if (!t.persistent) continue;
+    EXPECT_EQ(t.split, 1);
+    ++persistent;
+  }
+  for (const auto& t : kMmaTiles) EXPECT_EQ(t.persistent, 0);
+  for (const auto& t : kFmaTiles) EXPECT_EQ(t.persistent, 0);
+  ASSERT_GT(persistent, 0);
+  const skb_mm::Tile once{128, 256, 64, 64, 256, 4, 1, 1}, looped{128, 256, 64, 64, 256, 4, 1, 1, 1, 1},
+      split{64, 128, 64, 64, 128, 8, 1, 1, 4};
+  const auto big = problem(4096, 4096, 4096), small = problem(256, 1024, 1024);
+  EXPECT_EQ(skb_mm::blocks(big, once), 32 * 16);
+  EXPECT_EQ(skb_mm::blocks(big, looped), kH100) << "512 tiles, one block a multiprocessor";
+  EXPECT_EQ(skb_mm::blocks(small, looped), 2 * 4) << "fewer tiles than multiprocessors: a block a tile";
+  EXPECT_EQ(skb_mm::blocks(small, split), 4 * 8 * 4) << "a cluster of 4 a tile";
 }
 
 TEST(MatmulPlan, WgmmaReadsOneMatrixPerBatchOrOneForAll) {

@@ -8,8 +8,10 @@
 // one block takes, its outputs times its part of the reduction at the rate the tile sustains,
 // plus what a wave costs whatever its work (filling the pipeline, the epilogue, a split tile's
 // sums). Both are measured on an H200: scripts/gpu-check.sh's tile sweep times every candidate
-// on every shape of tests/tools/sweep_calls.py, and each tile's two figures are the least-squares
-// fit of its times.
+// on every shape of tests/tools/sweep_calls.py, and tests/bench/cuda_tile_fit.py fits each
+// tile's two figures to its times (tiles that differ only in their block's aspect share one wave
+// cost). The figures below are the fit of tests/bench/data/tile-sweep-h200.json; a test holds
+// them to it.
 #pragma once
 #include <stdint.h>
 
@@ -24,20 +26,21 @@
 namespace skb_mm {
 
 /// One candidate: `feed`, multiply-adds of a block per nanosecond (its outputs times its part of
-/// the reduction); `wave_ns`, the nanoseconds a wave takes besides.
+/// the reduction); `wave_ns`, the nanoseconds a wave takes besides. A feed of 0 is a candidate
+/// no GPU has timed yet: the sweep builds it (SKB_MATMUL_TILE), the choice never takes it, and
+/// tests/bench/cuda_tile_fit.py gives it its figures from the sweep's times.
 struct Tile {
   int bm, bn, bk, wm, wn, stages, feed, wave_ns;
-  int split = 1;  // blocks (a cluster) that share a tile's reduction: wgmma tiles only
+  int split = 1;       // blocks (a cluster) that share a tile's reduction: wgmma tiles only
+  int persistent = 0;  // 1: one block a multiprocessor, each looping over its tiles: wgmma tiles only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
 };
 
 /// Tensor-core tiles (16-bit operands, mma.sync m16n8k16): warp tiles are multiples of 16x16.
-/// The fit does not tell the two smallest tiles' wave costs apart (it misses by up to 45%): they
-/// share their mean.
 constexpr Tile kMmaTiles[] = {
-    {128, 128, 32, 64, 64, 4, 983, 8109}, {128, 64, 32, 64, 32, 4, 865, 5204}, {64, 128, 32, 32, 64, 4, 914, 5779},
-    {64, 64, 32, 32, 32, 4, 745, 3755},   {32, 64, 32, 32, 32, 4, 510, 2468},  {64, 32, 32, 32, 32, 4, 448, 2468},
+    {128, 128, 32, 64, 64, 4, 983, 8109}, {128, 64, 32, 64, 32, 4, 879, 5475}, {64, 128, 32, 32, 64, 4, 898, 5475},
+    {64, 64, 32, 32, 32, 4, 745, 3755},   {32, 64, 32, 32, 32, 4, 503, 2474},  {64, 32, 32, 32, 32, 4, 455, 2474},
 };
 constexpr int kNumMmaTiles = sizeof kMmaTiles / sizeof kMmaTiles[0];
 
@@ -48,18 +51,37 @@ constexpr int kWgmmaDepth = 64;
 /// A split tile (split > 1) is computed by a cluster of that many blocks, each over a part of the
 /// reduction, for shapes of few tiles and a long reduction.
 constexpr Tile kWgmmaTiles[] = {
-    {128, 256, 64, 64, 256, 4, 2988, 8998},    {128, 128, 64, 64, 128, 6, 2725, 7634},
-    {64, 256, 64, 64, 256, 5, 2878, 6829},     {64, 128, 64, 64, 128, 8, 2395, 5537},
-    {128, 64, 64, 64, 64, 8, 2135, 5579},      {64, 64, 64, 64, 64, 8, 1681, 4244},
-    {128, 128, 64, 64, 128, 6, 3121, 6238, 2}, {64, 128, 64, 64, 128, 8, 2363, 5540, 4},
+    {128, 256, 64, 64, 256, 4, 2988, 8998},
+    {128, 128, 64, 64, 128, 6, 2725, 7634},
+    {64, 256, 64, 64, 256, 5, 2878, 6829},
+    {64, 128, 64, 64, 128, 8, 2401, 5557},
+    {128, 64, 64, 64, 64, 8, 2130, 5557},
+    {64, 64, 64, 64, 64, 8, 1681, 4244},
+    {128, 128, 64, 64, 128, 6, 3121, 6238, 2},
+    {64, 128, 64, 64, 128, 8, 2363, 5540, 4},
     {64, 64, 64, 64, 64, 8, 1250, 3866, 2},
+    // Not timed yet: persistent twins of the first two, whose producer loads a block's next tile
+    // while its consumers store the last.
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1},
+    {128, 128, 64, 64, 128, 6, 0, 0, 1, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
 /// Float tiles (FFMA on 256 threads, each BM/16 x BN/16 outputs): wm/wn are the thread's.
 constexpr Tile kFmaTiles[] = {
-    {128, 128, 8, 8, 8, 2, 138, 8227}, {128, 64, 8, 8, 4, 2, 144, 20773}, {64, 128, 8, 4, 8, 2, 130, 15916},
-    {64, 64, 8, 4, 4, 2, 115, 22097},  {32, 64, 8, 2, 4, 2, 85, 20207},   {64, 32, 8, 4, 2, 2, 86, 16564},
+    {128, 128, 8, 8, 8, 2, 138, 8227},
+    {128, 64, 8, 8, 4, 2, 140, 18342},
+    {64, 128, 8, 4, 8, 2, 135, 18342},
+    {64, 64, 8, 4, 4, 2, 115, 22097},
+    {32, 64, 8, 2, 4, 2, 81, 18187},
+    {64, 32, 8, 4, 2, 2, 90, 18187},
+    // Not timed yet: 32 deep (a quarter of the barriers a reduction crosses), and 32 x 32 (a
+    // small product's blocks, several resident on a multiprocessor at once).
+    {64, 64, 32, 4, 4, 2, 0, 0},
+    {32, 64, 32, 2, 4, 2, 0, 0},
+    {64, 32, 32, 4, 2, 2, 0, 0},
+    {32, 32, 8, 2, 2, 2, 0, 0},
+    {32, 32, 32, 2, 2, 2, 0, 0},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
@@ -95,11 +117,23 @@ struct Problem {
 
 SKB_HD constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// Output tiles of a problem in a tile.
+SKB_HD constexpr int64_t tiles(const Problem& p, const Tile& t) {
+  return p.batches * ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn);
+}
+
+/// Blocks a kernel of tile t launches: one a tile (a cluster of `split` a split tile), or for a
+/// persistent tile one a multiprocessor where the tiles are more, each looping over its share.
+SKB_HD constexpr int64_t blocks(const Problem& p, const Tile& t) {
+  return t.persistent && p.multiprocessors > 0 && tiles(p, t) > p.multiprocessors ? p.multiprocessors
+                                                                                  : tiles(p, t) * t.split;
+}
+
 /// The candidate's time in nanoseconds: the waves of blocks times what one takes. Tiles that
 /// overhang the shape count whole: they take as long.
 SKB_HD constexpr int64_t cost(const Problem& p, const Tile& t) {
-  const int64_t tiles = p.batches * ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn);
-  const int64_t waves = ceil_div(tiles * t.split, p.multiprocessors);
+  if (t.feed <= 0) return INT64_MAX;  // not timed: never the cheapest
+  const int64_t waves = ceil_div(tiles(p, t) * t.split, p.multiprocessors);
   const int64_t steps = ceil_div(ceil_div(p.k, t.bk), t.split) * t.bk;
   return waves * ((int64_t)t.bm * t.bn * steps / t.feed + t.wave_ns);
 }
@@ -111,11 +145,9 @@ SKB_HD constexpr int cheapest(const Problem& p, const Tile* tiles, int n, Smem s
   int best = -1;
   int64_t best_cost = 0;
   for (int i = 0; i < n; ++i) {
-    if (smem(i) > p.smem_limit) continue;
+    if (tiles[i].feed <= 0 || smem(i) > p.smem_limit) continue;
     // A split tile's blocks are one grid, each computing its part once.
-    if (tiles[i].split > 1 &&
-        p.batches * ceil_div(p.m, tiles[i].bm) * ceil_div(p.n, tiles[i].bn) * tiles[i].split > 0x7fffffff)
-      continue;
+    if (tiles[i].split > 1 && skb_mm::tiles(p, tiles[i]) * tiles[i].split > 0x7fffffff) continue;
     const int64_t c = cost(p, tiles[i]);
     if (best < 0 || c < best_cost) best = i, best_cost = c;
   }

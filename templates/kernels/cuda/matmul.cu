@@ -146,7 +146,7 @@ static SKB_HD constexpr Params make_static() {
 namespace plan {
 using skb_geom::Same;
 constexpr Params kP = make_static();
-[[maybe_unused]] constexpr skb_mm::Problem kProblem{
+constexpr skb_mm::Problem kProblem{
     kP.batches, kP.m, kP.n, kP.k, skb_mm::multiprocessors(SKB_ARCH), skb_mm::smem_limit(SKB_ARCH)};
 constexpr bool kMma =
     SKB_ARCH >= 80 && Same<TA, TB>::value && sizeof(TA) == 2 && skb_mm::mma_readable(kP.m, kP.n, kP.k, kP.ta, kP.tb);
@@ -176,7 +176,8 @@ constexpr Path kPath = kTile < 0 ? kElements
 constexpr skb_mm::Tile kT = kPath == kWarpgroups    ? skb_mm::kWgmmaTiles[kTile - skb_mm::kNumMmaTiles]
                             : kPath == kTensorCores ? skb_mm::kMmaTiles[kTile < 0 ? 0 : kTile]
                                                     : skb_mm::kFmaTiles[kTile < 0 ? 0 : kTile];
-constexpr int64_t kTiles = kP.batches * skb_mm::ceil_div(kP.m, kT.bm) * skb_mm::ceil_div(kP.n, kT.bn);
+// A block a tile (a cluster a split tile), or a persistent wgmma tile's one a multiprocessor.
+constexpr int64_t kBlocks = skb_mm::blocks(kProblem, kT);
 constexpr int64_t kGridCap = 0x7fffffff;
 constexpr unsigned kThreads = kPath == kTensorCores  ? kT.threads()
                               : kPath == kWarpgroups ? skb_mm::wgmma_threads(kT)
@@ -184,7 +185,7 @@ constexpr unsigned kThreads = kPath == kTensorCores  ? kT.threads()
 constexpr unsigned kGrid = kPath == kElements ? (unsigned)(skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256) < 4096
                                                                ? skb_mm::ceil_div(kP.batches * kP.m * kP.n, 256)
                                                                : 4096)
-                                              : (unsigned)(kTiles * kT.split < kGridCap ? kTiles * kT.split : kGridCap);
+                                              : (unsigned)(kBlocks < kGridCap ? kBlocks : kGridCap);
 constexpr unsigned kShared = kPath == kTensorCores  ? skb_mm::mma_smem_bytes(kT, 2, kP.ta, kP.tb)
                              : kPath == kWarpgroups ? skb_mm::wgmma_smem_bytes(kT)
                                                     : 0;

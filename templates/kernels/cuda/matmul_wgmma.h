@@ -8,7 +8,8 @@
 // 128-byte swizzle: a row of 64 elements of the contiguous axis a 128-byte line, so that
 // wgmma reads an operand whichever of its axes is contiguous (K-major as it is, MN-major
 // transposed by the instruction). Blocks loop over the tiles grid-stride in groups of 8 tile rows
-// (mma::tile_origin), as the mma.sync kernel does.
+// (mma::tile_origin), as the mma.sync kernel does: a persistent tile's grid is one block a
+// multiprocessor, whose producer loads its next tile while its consumers store the last.
 #pragma once
 #include "matmul_mma.h"
 #include "skb_cuda.h"
@@ -180,6 +181,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
   static_assert(KS == 1 || (BM % KS == 0 && BN % 4 == 0), "a split tile's rows share out among its blocks");
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
+  static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   __shared__ uint64_t full[S], empty[S];
   extern __shared__ __align__(16) unsigned char skb_smem[];
   // The swizzle repeats every 1024 bytes: buffers start on such a boundary (SKB_LAUNCH asks for 1 KiB more).
@@ -207,6 +209,10 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   if (group == 0) {                                         // the producer
     set_registers<-40, BN>();
     if (threadIdx.x == 0) {
+      if constexpr (kT.persistent) {  // a block of many tiles: the maps in cache before its first load
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(ma) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"(mb) : "memory");
+      }
       unsigned it = 0;
       for (int64_t t = t0; t < tiles; t += t_step) {
         mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
