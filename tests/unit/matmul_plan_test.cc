@@ -46,7 +46,18 @@ TEST(MatmulPlan, EveryFloatTileIsSixteenBySixteenThreads) {
     EXPECT_EQ(t.bm * t.bk % 256, 0);
     EXPECT_EQ(t.bn * t.bk % 256, 0);
     EXPECT_LE(skb_mm::fma_smem_bytes(t), 48 * 1024);  // static shared memory
+    EXPECT_EQ(t.bm % t.split, 0) << "a split tile's rows share out among its blocks";
   }
+}
+
+TEST(MatmulPlan, ASplitFloatTileIsForKernelsDeclaredAsClusters) {
+  for (int i = 0; i < skb_mm::kNumFmaTiles; ++i) {
+    const bool split = kFmaTiles[i].split > 1;
+    EXPECT_EQ(skb_mm::FmaSmem{false}(i), split ? -1 : skb_mm::fma_smem_bytes(kFmaTiles[i]));
+    EXPECT_EQ(skb_mm::FmaSmem{true}(i), skb_mm::fma_smem_bytes(kFmaTiles[i]));
+  }
+  const skb_mm::Tile split{64, 64, 8, 4, 4, 2, 1, 1, 2};
+  EXPECT_EQ(skb_mm::fma_smem_bytes(split), (2 * 8 * (64 + 64 + 8) + 64 * 64) * 4) << "its stages and its sums";
 }
 
 TEST(MatmulPlan, PaddedRowsKeepSixteenByteAlignment) {

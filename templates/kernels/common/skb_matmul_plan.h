@@ -31,7 +31,7 @@ namespace skb_mm {
 /// tests/bench/cuda_tile_fit.py gives it its figures from the sweep's times.
 struct Tile {
   int bm, bn, bk, wm, wn, stages, feed, wave_ns;
-  int split = 1;       // blocks (a cluster) that share a tile's reduction: wgmma tiles only
+  int split = 1;       // blocks (a cluster) that share a tile's reduction: sm_90a builds only
   int persistent = 0;  // 1: one block a multiprocessor, each looping over its tiles: wgmma tiles only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
@@ -75,13 +75,16 @@ constexpr Tile kFmaTiles[] = {
     {64, 64, 8, 4, 4, 2, 115, 22097},
     {32, 64, 8, 2, 4, 2, 81, 18187},
     {64, 32, 8, 4, 2, 2, 90, 18187},
-    // Not timed yet: 32 deep (a quarter of the barriers a reduction crosses), and 32 x 32 (a
-    // small product's blocks, several resident on a multiprocessor at once).
+    // Not timed yet: 32 deep (a quarter of the barriers a reduction crosses); 32 x 32 (a small
+    // product's blocks, several resident on a multiprocessor at once); split over a cluster of 2
+    // or 4 (a thread's 16 outputs, on as many blocks as 64 x 32 gives).
     {64, 64, 32, 4, 4, 2, 0, 0},
     {32, 64, 32, 2, 4, 2, 0, 0},
     {64, 32, 32, 4, 2, 2, 0, 0},
     {32, 32, 8, 2, 2, 2, 0, 0},
     {32, 32, 32, 2, 2, 2, 0, 0},
+    {64, 64, 8, 4, 4, 2, 0, 0, 2},
+    {64, 64, 8, 4, 4, 2, 0, 0, 4},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
@@ -105,8 +108,11 @@ SKB_HD constexpr int wgmma_smem_bytes(const Tile& t) { return t.stages * (t.bm +
 /// Threads of a wgmma tile's block: its consumer warpgroups and the producer's.
 SKB_HD constexpr int wgmma_threads(const Tile& t) { return (t.bm / 64 + 1) * 128; }
 
-/// Shared memory a float tile takes: both operands stored k-major, double buffered.
-SKB_HD constexpr int fma_smem_bytes(const Tile& t) { return t.stages * t.bk * (t.bm + t.bn + 8) * 4; }
+/// Shared memory a float tile takes: both operands stored k-major, double buffered, and a split
+/// tile's sums.
+SKB_HD constexpr int fma_smem_bytes(const Tile& t) {
+  return (t.stages * t.bk * (t.bm + t.bn + 8) + (t.split > 1 ? t.bm * t.bn : 0)) * 4;
+}
 
 /// What the choice knows of a static matmul.
 struct Problem {
@@ -139,13 +145,13 @@ SKB_HD constexpr int64_t cost(const Problem& p, const Tile& t) {
 }
 
 /// Index of the cheapest candidate of `tiles` (n of them) whose shared memory fits; -1 when
-/// none does. smem(i) gives candidate i's bytes.
+/// none does. smem(i) gives candidate i's bytes, or -1 where the kernel cannot launch it.
 template <class Smem>
 SKB_HD constexpr int cheapest(const Problem& p, const Tile* tiles, int n, Smem smem) {
   int best = -1;
   int64_t best_cost = 0;
   for (int i = 0; i < n; ++i) {
-    if (tiles[i].feed <= 0 || smem(i) > p.smem_limit) continue;
+    if (tiles[i].feed <= 0 || smem(i) < 0 || smem(i) > p.smem_limit) continue;
     // A split tile's blocks are one grid, each computing its part once.
     if (tiles[i].split > 1 && skb_mm::tiles(p, tiles[i]) * tiles[i].split > 0x7fffffff) continue;
     const int64_t c = cost(p, tiles[i]);
@@ -159,8 +165,12 @@ struct MmaSmem {
   bool ta, tb;
   SKB_HD constexpr int operator()(int i) const { return mma_smem_bytes(kMmaTiles[i], elem_bytes, ta, tb); }
 };
+/// clusters: the kernel is declared with a cluster's dimensions (sm_90a builds), as a split tile needs.
 struct FmaSmem {
-  SKB_HD constexpr int operator()(int i) const { return fma_smem_bytes(kFmaTiles[i]); }
+  bool clusters;
+  SKB_HD constexpr int operator()(int i) const {
+    return kFmaTiles[i].split > 1 && !clusters ? -1 : fma_smem_bytes(kFmaTiles[i]);
+  }
 };
 
 struct WgmmaSmem {
@@ -181,8 +191,10 @@ SKB_HD constexpr int choose_mma(const Problem& p, int elem_bytes, bool ta, bool 
 /// Whether tile index i (choose_mma's) is a wgmma tile.
 SKB_HD constexpr bool is_wgmma(int i) { return i >= kNumMmaTiles; }
 
-/// The float tile of a float matmul; -1 when none fits.
-SKB_HD constexpr int choose_fma(const Problem& p) { return cheapest(p, kFmaTiles, kNumFmaTiles, FmaSmem{}); }
+/// The float tile of a float matmul; -1 when none fits. clusters: split tiles may be chosen.
+SKB_HD constexpr int choose_fma(const Problem& p, bool clusters = false) {
+  return cheapest(p, kFmaTiles, kNumFmaTiles, FmaSmem{clusters});
+}
 
 /// Whether the tensor-core kernel can read the operands: 16-byte copies need the contiguous
 /// axis of each (k for a plain A and a transposed B, m and n otherwise) a multiple of 8.

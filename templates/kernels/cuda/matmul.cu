@@ -158,14 +158,15 @@ constexpr bool kWgmma = SKB_WGMMA && kMma && skb_mm::wgmma_readable(kACount, kP.
                         skb_mm::wgmma_readable(kBCount, kP.batches, kP.k, kP.n);
 #ifdef SKB_MATMUL_TILE
 // A forced tile the kernel cannot use (a wgmma tile where wgmma is not, a float matmul's tile
-// past the float candidates) leaves it the element path: slow, not wrong.
-constexpr int kTile =
-    (kMma && skb_mm::is_wgmma(SKB_MATMUL_TILE) && !kWgmma) || (!kMma && SKB_MATMUL_TILE >= skb_mm::kNumFmaTiles)
-        ? -1
-        : SKB_MATMUL_TILE;
+// past the float candidates, a split one outside sm_90a) leaves it the element path: slow, not wrong.
+constexpr int kTile = (kMma && skb_mm::is_wgmma(SKB_MATMUL_TILE) && !kWgmma) ||
+                              (!kMma && (SKB_MATMUL_TILE >= skb_mm::kNumFmaTiles ||
+                                         (skb_mm::kFmaTiles[SKB_MATMUL_TILE].split > 1 && !SKB_WGMMA)))
+                          ? -1
+                          : SKB_MATMUL_TILE;
 #else
 constexpr int kTile = kMma   ? skb_mm::choose_mma(kProblem, 2, kP.ta, kP.tb, kWgmma)
-                      : kFma ? skb_mm::choose_fma(kProblem)
+                      : kFma ? skb_mm::choose_fma(kProblem, SKB_WGMMA)
                              : -1;
 #endif
 enum Path { kElements, kTensorCores, kWarpgroups, kFusedMultiplyAdds };
@@ -192,8 +193,8 @@ constexpr unsigned kShared = kPath == kTensorCores  ? skb_mm::mma_smem_bytes(kT,
 static_assert((kPath != kTensorCores && kPath != kWarpgroups) || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
               "skb: the forced tile needs more shared memory than this architecture gives a block");
 #if SKB_WGMMA
-// A split wgmma tile is a cluster of blocks (matmul_wgmma.h); every other kernel a cluster of one.
-constexpr unsigned kCluster = kPath == kWarpgroups ? kT.split : 1;
+// A split tile is a cluster of blocks (matmul_cluster.h); every other kernel a cluster of one.
+constexpr unsigned kCluster = kPath == kWarpgroups || kPath == kFusedMultiplyAdds ? kT.split : 1;
 // The tensor maps of the wgmma kernel: each operand 3-D (its contiguous axis, the other, its
 // matrices), a box of 64 along the contiguous axis (one swizzled line) by the tile's rows of a
 // K-major operand, or by 64 of the reduction for an MN-major one, which is loaded 64 columns at

@@ -7,8 +7,10 @@
 // registers while this step's are multiplied, then stored. Each thread reads a run of its
 // operand's contiguous axis, 16 bytes at once where the shape and the pointers allow. Tiles are
 // skb_matmul_plan.h's kFmaTiles, looped over grid-stride in the same grouped order as the
-// tensor-core kernel.
+// tensor-core kernel. A split tile (sm_90a builds) is a cluster of blocks a tile, each over its
+// part of the reduction, whose sums meet in distributed shared memory (matmul_cluster.h).
 #pragma once
+#include "matmul_cluster.h"
 #include "matmul_mma.h"
 
 namespace skb_cu::fma {
@@ -57,7 +59,7 @@ __device__ inline void fetch_run(float (&r)[N], const float* p, bool whole, In i
 template <int TI, bool TA, bool TB, class Offsets, class Store>
 __device__ inline void run(const skb_geom::MatMul& p, const float* x1, const float* x2, Offsets offsets, Store store) {
   constexpr skb_mm::Tile kT = skb_mm::kFmaTiles[TI];
-  constexpr int BM = kT.bm, BN = kT.bn, BK = kT.bk, TM = kT.wm, TN = kT.wn, kThreads = 256;
+  constexpr int BM = kT.bm, BN = kT.bn, BK = kT.bk, TM = kT.wm, TN = kT.wn, KS = kT.split, kThreads = 256;
   constexpr int kA = BM * BK / kThreads, kB = BN * BK / kThreads;  // elements each thread stages
   static_assert(BM == 16 * TM && BN == 16 * TN && kA * kThreads == BM * BK && kB * kThreads == BN * BK,
                 "a float tile is 16 x 16 threads' outputs");
@@ -67,8 +69,12 @@ __device__ inline void run(const skb_geom::MatMul& p, const float* x1, const flo
   __shared__ __align__(16) float bs[2][BK][BN + 4];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, BM) * skb_mm::ceil_div(p.n, BN);
-  const int64_t steps = skb_mm::ceil_div(p.k, BK);
-  for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  // This block's part of the reduction, steps [first, first + steps); a split tile's cluster takes one tile.
+  const unsigned q = KS > 1 ? cluster::rank() : 0;
+  const cluster::Part part = cluster::part(skb_mm::ceil_div(p.k, BK), KS, q);
+  const int64_t first = part.first, steps = part.count;
+  const int64_t t0 = KS == 1 ? blockIdx.x : blockIdx.x / KS, t_step = KS == 1 ? gridDim.x : tiles;
+  for (int64_t t = t0; t < tiles; t += t_step) {
     int64_t bt, m0, n0, oa, ob;
     mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
     offsets(bt, oa, ob);
@@ -93,7 +99,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const float* x1, const flo
     const bool a_vec = reinterpret_cast<uintptr_t>(a) % 16 == 0 && (TA ? p.m : p.k) % 4 == 0;
     const bool b_vec = reinterpret_cast<uintptr_t>(b) % 16 == 0 && (TB ? p.k : p.n) % 4 == 0;
     auto fetch = [&](int64_t step) {
-      const int64_t k0 = step * BK;
+      const int64_t k0 = (first + step) * BK;
       {
         int m, k;
         a_at(threadIdx.x * kA, m, k);
@@ -156,6 +162,22 @@ __device__ inline void run(const skb_geom::MatMul& p, const float* x1, const flo
       }
       if (step + 1 < steps) stash(1 - s);
       __syncthreads();
+    }
+    if constexpr (KS > 1) {
+      // The sums to this block's shared memory; then this block's rows of the cluster's, stored.
+      __shared__ __align__(16) float sums[BM * BN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) sums[RowRuns::at(ty, i) * BN + ColRuns::at(tx, j)] = acc[i][j];
+      cluster::add_up<BM, BN, KS, kThreads>(sums, q, [&](int r, int c, const float(&vals)[4]) {
+        const int64_t row = m0 + r, c0 = n0 + c;
+        if (row >= p.m) return;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
+      });
+      continue;
     }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {

@@ -11,6 +11,7 @@
 // (mma::tile_origin), as the mma.sync kernel does: a persistent tile's grid is one block a
 // multiprocessor, whose producer loads its next tile while its consumers store the last.
 #pragma once
+#include "matmul_cluster.h"
 #include "matmul_mma.h"
 #include "skb_cuda.h"
 #include "skb_matmul_plan.h"
@@ -141,28 +142,6 @@ __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
 #undef SKB_ACC32
 #undef SKB_ACC8
 
-/// The whole cluster (every thread of every block of it) meets here; memory written before is
-/// seen after by every block of it.
-__device__ inline void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-__device__ inline unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-/// Four floats of block `rank`'s shared memory at the address p has in this block's.
-__device__ inline float4 load_remote4(const float* p, unsigned rank) {
-  unsigned a;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(a) : "r"(smem_addr(p)), "r"(rank));
-  float4 v;
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(a)
-               : "memory");
-  return v;
-}
-
 /// The matmul of p with tile kWgmmaTiles[TI] (TA/TB: the operands are transposed) through the
 /// tensor maps of A (ma) and B (mb), 3-D: the contiguous axis, the other, the matrices.
 /// a_batched/b_batched: the operand has one matrix per output batch (else one for all).
@@ -179,7 +158,6 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   constexpr int BM = kT.bm, BN = kT.bn, S = kT.stages, KS = kT.split, kConsumers = BM / 64;
   constexpr unsigned AStage = BM * kLine, BStage = BN * kLine;
   static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
-  static_assert(KS == 1 || (BM % KS == 0 && BN % 4 == 0), "a split tile's rows share out among its blocks");
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   __shared__ uint64_t full[S], empty[S];
@@ -195,13 +173,9 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   __syncthreads();
   const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, BM) * skb_mm::ceil_div(p.n, BN);
   // This block's part of the reduction: steps [first, first + steps) of 64.
-  const int64_t all_steps = skb_mm::ceil_div(p.k, kDepth), per = skb_mm::ceil_div(all_steps, KS);
-  const unsigned q = KS > 1 ? cluster_rank() : 0;
-  const int64_t first = q * per;
-  const int64_t steps = KS == 1                   ? all_steps
-                        : first >= all_steps      ? 0
-                        : all_steps - first < per ? all_steps - first
-                                                  : per;
+  const unsigned q = KS > 1 ? cluster::rank() : 0;
+  const cluster::Part part = cluster::part(skb_mm::ceil_div(p.k, kDepth), KS, q);
+  const int64_t first = part.first, steps = part.count;
   const int64_t t0 = KS == 1 ? blockIdx.x : blockIdx.x / KS, t_step = KS == 1 ? gridDim.x : tiles;
   const int group = threadIdx.x / 128;
   int64_t bt = 0, m0 = 0, n0 = 0;
@@ -309,7 +283,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   if constexpr (KS > 1) {
     // Every block of the cluster has its sums in place; this one adds up its rows of all.
     __syncwarp();  // the producer's first thread rejoins its warp
-    cluster_sync();
+    cluster::sync();
     const float* sums = reinterpret_cast<const float*>(base);
     constexpr int kRows = BM / KS, kThreads = (BM / 64 + 1) * 128;
     for (int e = threadIdx.x * 4; e < kRows * BN; e += kThreads * 4) {
@@ -317,7 +291,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
       float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
 #pragma unroll
       for (int from = 0; from < KS; ++from) {
-        const float4 v = load_remote4(&sums[rr * BN + col], from);
+        const float4 v = cluster::load_remote4(&sums[rr * BN + col], from);
         acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
       }
       const int64_t row = m0 + rr, c0 = n0 + col;
@@ -327,7 +301,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
       for (int i = 0; i < 4; ++i)
         if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
     }
-    cluster_sync();  // no block leaves while another still reads its sums
+    cluster::sync();  // no block leaves while another still reads its sums
   }
 }
 
