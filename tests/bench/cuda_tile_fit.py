@@ -25,9 +25,9 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
 sys.path.insert(0, HERE)
 TABLES = ("kMmaTiles", "kWgmmaTiles", "kFmaTiles")
-FIELDS = ("bm", "bn", "bk", "wm", "wn", "stages", "feed", "wave_ns", "split", "persistent")
-DEFAULTS = (1, 0)  # split, persistent: an entry may leave them out
-SHAPE = ("bm", "bn", "bk", "wm", "wn", "stages", "split", "persistent")  # what a tile is, its figures aside
+FIELDS = ("bm", "bn", "bk", "wm", "wn", "stages", "feed", "wave_ns", "split", "persistent", "multicast")
+DEFAULTS = (1, 0, 1)  # split, persistent, multicast: an entry may leave them out
+SHAPE = ("bm", "bn", "bk", "wm", "wn", "stages", "split", "persistent", "multicast")  # a tile, its figures aside
 # A swept call: its label, "16" or "float", batches/m/n/k, {table index: µs}, cuBLAS's µs.
 Row = collections.namedtuple("Row", "label kind problem times cublas")
 
@@ -50,7 +50,9 @@ class Tile:
 
     def terms(self, p, mps):
         """(work, waves): the time is work / feed + waves * wave_ns."""
-        waves = math.ceil(p["batches"] * math.ceil(p["m"] / self.bm) * math.ceil(p["n"] / self.bn) * self.split / mps)
+        rows = math.ceil(p["m"] / (self.bm * self.multicast)) * self.multicast  # skb_mm::tiles
+        tiles = p["batches"] * rows * math.ceil(p["n"] / self.bn)
+        waves = math.ceil(tiles * self.split / mps)
         steps = math.ceil(math.ceil(p["k"] / self.bk) / self.split) * self.bk
         return waves * self.bm * self.bn * steps, waves
 
@@ -98,6 +100,14 @@ def problem(rec):
             "n": b[-2] if tb else b[-1]}
 
 
+def padded(key):
+    """A swept tile's key as the tables' are: a sweep's from before a field was added lacks it,
+    and then had its default."""
+    if key is None or len(key) >= 1 + len(SHAPE):
+        return key
+    return list(key) + list(DEFAULTS[len(key) - 1 - len(SHAPE):])
+
+
 def swept(sweep, tables):
     """The sweep's rows (Row), their calls found by label among tests/tools/sweep_calls.py's; a
     candidate no table holds any more is left out."""
@@ -107,7 +117,7 @@ def swept(sweep, tables):
     index = {}  # kind -> {swept index: table index}
     for kind in ("16", "float"):
         now = [t.key() for t in candidates(tables, kind)]
-        then = sweep.get("tiles", {}).get(kind, now)
+        then = [padded(k) for k in sweep.get("tiles", {}).get(kind, now)]
         index[kind] = {i: now.index(k) for i, k in enumerate(then) if k in now}
     out = []
     for row in sweep["rows"]:
@@ -131,7 +141,7 @@ def sharing(tiles):
     choice follows the noise."""
     groups = {}
     for i, t in enumerate(tiles):
-        groups.setdefault((t.table, t.bm * t.bn, t.bk, t.stages, t.split, t.persistent), []).append(i)
+        groups.setdefault((t.table, t.bm * t.bn, t.bk, t.stages, t.split, t.persistent, t.multicast), []).append(i)
     return list(groups.values())
 
 

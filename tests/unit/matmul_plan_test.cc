@@ -190,8 +190,8 @@ TEST(MatmulPlan, APersistentTileLaunchesABlockAMultiprocessorAndTheOthersABlockA
     EXPECT_EQ(t.split, 1);
     ++persistent;
   }
-  for (const auto& t : kMmaTiles) EXPECT_EQ(t.persistent, 0);
-  for (const auto& t : kFmaTiles) EXPECT_EQ(t.persistent, 0);
+  for (const auto& t : kMmaTiles) EXPECT_EQ(t.persistent + t.multicast, 1);
+  for (const auto& t : kFmaTiles) EXPECT_EQ(t.persistent + t.multicast, 1);
   ASSERT_GT(persistent, 0);
   const skb_mm::Tile once{128, 256, 64, 64, 256, 4, 1, 1}, looped{128, 256, 64, 64, 256, 4, 1, 1, 1, 1},
       split{64, 128, 64, 64, 128, 8, 1, 1, 4};
@@ -200,6 +200,22 @@ TEST(MatmulPlan, APersistentTileLaunchesABlockAMultiprocessorAndTheOthersABlockA
   EXPECT_EQ(skb_mm::blocks(big, looped), kH100) << "512 tiles, one block a multiprocessor";
   EXPECT_EQ(skb_mm::blocks(small, looped), 2 * 4) << "fewer tiles than multiprocessors: a block a tile";
   EXPECT_EQ(skb_mm::blocks(small, split), 4 * 8 * 4) << "a cluster of 4 a tile";
+}
+
+TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChunksOfB) {
+  int multicast = 0;
+  for (const auto& t : skb_mm::kWgmmaTiles) {
+    if (t.multicast == 1) continue;
+    ++multicast;
+    EXPECT_EQ(t.split, 1);
+    EXPECT_EQ(t.persistent, 0);
+    EXPECT_EQ(t.bn / 64 % t.multicast, 0) << "each block loads whole 64-column chunks of an MN-major B";
+    EXPECT_EQ(t.bn / t.multicast % 8, 0) << "and whole 8-line swizzle atoms of a K-major one";
+  }
+  ASSERT_GT(multicast, 0);
+  const skb_mm::Tile pair{128, 256, 64, 64, 256, 4, 1, 1, 1, 0, 2};
+  EXPECT_EQ(skb_mm::blocks(problem(4096, 4096, 4096), pair), 32 * 16);
+  EXPECT_EQ(skb_mm::blocks(problem(4160, 4096, 4096), pair), 34 * 16) << "33 tile rows take 17 clusters of 2";
 }
 
 TEST(MatmulPlan, WgmmaReadsOneMatrixPerBatchOrOneForAll) {

@@ -33,6 +33,7 @@ struct Tile {
   int bm, bn, bk, wm, wn, stages, feed, wave_ns;
   int split = 1;       // blocks (a cluster) that share a tile's reduction: sm_90a builds only
   int persistent = 0;  // 1: one block a multiprocessor, each looping over its tiles: wgmma tiles only
+  int multicast = 1;   // blocks (a cluster) on tiles one above the other that share B's loads: wgmma only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
 };
@@ -64,6 +65,9 @@ constexpr Tile kWgmmaTiles[] = {
     // while its consumers store the last.
     {128, 256, 64, 64, 256, 4, 0, 0, 1, 1},
     {128, 128, 64, 64, 128, 6, 0, 0, 1, 1},
+    // Not timed yet: the same two in clusters of 2 that load each B once for both.
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2},
+    {128, 128, 64, 64, 128, 6, 0, 0, 1, 0, 2},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
@@ -123,9 +127,10 @@ struct Problem {
 
 SKB_HD constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Output tiles of a problem in a tile.
+/// Output tiles of a problem in a tile (a multicast tile's clusters cover whole groups of tiles
+/// one above the other).
 SKB_HD constexpr int64_t tiles(const Problem& p, const Tile& t) {
-  return p.batches * ceil_div(p.m, t.bm) * ceil_div(p.n, t.bn);
+  return p.batches * ceil_div(p.m, t.bm * t.multicast) * t.multicast * ceil_div(p.n, t.bn);
 }
 
 /// Blocks a kernel of tile t launches: one a tile (a cluster of `split` a split tile), or for a

@@ -193,12 +193,15 @@ constexpr unsigned kShared = kPath == kTensorCores  ? skb_mm::mma_smem_bytes(kT,
 static_assert((kPath != kTensorCores && kPath != kWarpgroups) || kShared <= (unsigned)skb_mm::smem_limit(SKB_ARCH),
               "skb: the forced tile needs more shared memory than this architecture gives a block");
 #if SKB_WGMMA
-// A split tile is a cluster of blocks (matmul_cluster.h); every other kernel a cluster of one.
-constexpr unsigned kCluster = kPath == kWarpgroups || kPath == kFusedMultiplyAdds ? kT.split : 1;
+// A split or multicast tile is a cluster of blocks (matmul_cluster.h, matmul_wgmma.h); every
+// other kernel a cluster of one.
+constexpr unsigned kCluster = kPath == kWarpgroups          ? kT.split * kT.multicast
+                              : kPath == kFusedMultiplyAdds ? kT.split
+                                                            : 1;
 // The tensor maps of the wgmma kernel: each operand 3-D (its contiguous axis, the other, its
 // matrices), a box of 64 along the contiguous axis (one swizzled line) by the tile's rows of a
-// K-major operand, or by 64 of the reduction for an MN-major one, which is loaded 64 columns at
-// a time.
+// K-major operand (a multicast tile's block loads its share of B's), or by 64 of the reduction
+// for an MN-major one, which is loaded 64 columns at a time.
 constexpr uint32_t kMapType = Same<TA, __half>::value ? 6 : 9;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16, _BFLOAT16
 constexpr uint32_t kSwizzle128 = 3;                             // CU_TENSOR_MAP_SWIZZLE_128B
 constexpr skb_cuda_tma map(int slot, int64_t contiguous, int64_t other, int64_t count, uint32_t rows) {
@@ -214,10 +217,11 @@ constexpr skb_cuda_tma map(int slot, int64_t contiguous, int64_t other, int64_t 
 constexpr skb_cuda_tma_plan kMaps =
     kPath != kWarpgroups
         ? skb_cuda_tma_plan{0, 0, {}}
-        : skb_cuda_tma_plan{2,
-                            0,
-                            {kP.ta ? map(0, kP.m, kP.k, kACount, 64) : map(0, kP.k, kP.m, kACount, kT.bm),
-                             kP.tb ? map(1, kP.k, kP.n, kBCount, kT.bn) : map(1, kP.n, kP.k, kBCount, 64)}};
+        : skb_cuda_tma_plan{
+              2,
+              0,
+              {kP.ta ? map(0, kP.m, kP.k, kACount, 64) : map(0, kP.k, kP.m, kACount, kT.bm),
+               kP.tb ? map(1, kP.k, kP.n, kBCount, kT.bn / kT.multicast) : map(1, kP.n, kP.k, kBCount, 64)}};
 #endif
 }  // namespace plan
 

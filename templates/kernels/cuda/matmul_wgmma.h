@@ -53,6 +53,26 @@ __device__ inline void tma_load(void* dst, const void* map, uint64_t* bar, int c
       : "memory");
 }
 
+/// The same box into the shared memory of every block of the cluster that `mask` names (bit r:
+/// rank r), at this block's offsets, each block's barrier at `bar`'s offset counting its bytes.
+__device__ inline void tma_load_multicast(void* dst, const void* map, uint64_t* bar, int c0, int c1, int c2,
+                                          uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
+      "{%3, %4, %5}], [%2], %6;\n" ::"r"(smem_addr(dst)),
+      "l"(map), "r"(smem_addr(bar)), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
+      : "memory");
+}
+
+/// Arrives on the barrier at b's offset in block `rank` of the cluster.
+__device__ inline void bar_arrive_at(uint64_t* b, unsigned rank) {
+  asm volatile(
+      "{\n.reg .b32 remote;\nmapa.shared::cluster.u32 remote, %0, %1;\nmbarrier.arrive.shared::cluster.b64 _, "
+      "[remote];\n}\n" ::"r"(smem_addr(b)),
+      "r"(rank)
+      : "memory");
+}
+
 /// A shared-memory matrix descriptor, 128-byte swizzle: lbo is the byte distance between 64-wide
 /// blocks of the contiguous axis (MN-major only), sbo between groups of 8 lines.
 __device__ inline uint64_t desc(const void* p, unsigned lbo, unsigned sbo) {
@@ -151,15 +171,20 @@ __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
 /// block q of it over the q-th part of the reduction; each then leaves its sums in its shared
 /// memory, and block q adds up rows q BM / KS onwards of all of them (distributed shared
 /// memory) and stores them. Such a kernel is launched with one cluster a tile (__cluster_dims__).
+///
+/// A multicast tile (MC > 1) is a cluster of MC blocks on MC tiles one above the other, which
+/// share their B: each block loads its 1 / MC of every stage's B into all of theirs, and a stage
+/// is free again when the consumers of all of them are done with it.
 template <int TI, bool TA, bool TB, class T, class Store>
 __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void* mb, bool a_batched, bool b_batched,
                            Store store) {
   constexpr skb_mm::Tile kT = skb_mm::kWgmmaTiles[TI];
-  constexpr int BM = kT.bm, BN = kT.bn, S = kT.stages, KS = kT.split, kConsumers = BM / 64;
+  constexpr int BM = kT.bm, BN = kT.bn, S = kT.stages, KS = kT.split, MC = kT.multicast, kConsumers = BM / 64;
   constexpr unsigned AStage = BM * kLine, BStage = BN * kLine;
   static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
+  static_assert(MC == 1 || (KS == 1 && !kT.persistent && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
   __shared__ uint64_t full[S], empty[S];
   extern __shared__ __align__(16) unsigned char skb_smem[];
   // The swizzle repeats every 1024 bytes: buffers start on such a boundary (SKB_LAUNCH asks for 1 KiB more).
@@ -167,29 +192,33 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   unsigned char* as = base;
   unsigned char* bs = base + S * AStage;
   if (threadIdx.x == 0) {
-    for (int s = 0; s < S; ++s) bar_init(&full[s], 1), bar_init(&empty[s], kConsumers);
+    for (int s = 0; s < S; ++s) bar_init(&full[s], 1), bar_init(&empty[s], kConsumers * MC);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
-  const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, BM) * skb_mm::ceil_div(p.n, BN);
+  if constexpr (MC > 1) cluster::sync();  // the other blocks' barriers are ready for this one's loads
+  // Tiles, or for a multicast tile groups of MC tiles one above the other.
+  const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, MC * BM) * skb_mm::ceil_div(p.n, BN);
+  const unsigned mc_rank = MC > 1 ? cluster::rank() : 0;
   // This block's part of the reduction: steps [first, first + steps) of 64.
   const unsigned q = KS > 1 ? cluster::rank() : 0;
   const cluster::Part part = cluster::part(skb_mm::ceil_div(p.k, kDepth), KS, q);
   const int64_t first = part.first, steps = part.count;
-  const int64_t t0 = KS == 1 ? blockIdx.x : blockIdx.x / KS, t_step = KS == 1 ? gridDim.x : tiles;
+  const int64_t t0 = KS == 1 ? blockIdx.x / MC : blockIdx.x / KS, t_step = KS == 1 ? gridDim.x / MC : tiles;
   const int group = threadIdx.x / 128;
   int64_t bt = 0, m0 = 0, n0 = 0;
   if (KS > 1) mma::tile_origin<BM, BN>(p, t0, bt, m0, n0);  // every thread's, for the sums
   if (group == 0) {                                         // the producer
     set_registers<-40, BN>();
     if (threadIdx.x == 0) {
-      if constexpr (kT.persistent) {  // a block of many tiles: the maps in cache before its first load
+      if constexpr (kT.persistent || MC > 1) {  // the maps in cache before the first load
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(ma) : "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"(mb) : "memory");
       }
       unsigned it = 0;
       for (int64_t t = t0; t < tiles; t += t_step) {
-        mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
+        mma::tile_origin<MC * BM, BN>(p, t, bt, m0, n0);
+        m0 += mc_rank * BM;
         const int ab = a_batched ? (int)bt : 0, bb = b_batched ? (int)bt : 0;
         for (int64_t step = 0; step < steps; ++step, ++it) {
           const unsigned s = it % S;
@@ -202,20 +231,38 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
             for (int j = 0; j < BM / 64; ++j) tma_load(a + j * kChunk, ma, &full[s], (int)m0 + 64 * j, k0, ab);
           else
             tma_load(a, ma, &full[s], k0, (int)m0, ab);
-          if constexpr (TB)
+          if constexpr (MC > 1) {  // this block's share of B, into every block of the cluster
+            constexpr uint16_t kAll = (1u << MC) - 1;
+            if constexpr (TB)
+              tma_load_multicast(b + mc_rank * (BN / MC) * kLine, mb, &full[s], k0, (int)n0 + mc_rank * (BN / MC), bb,
+                                 kAll);
+            else
+              for (int j = mc_rank; j < BN / 64; j += MC)
+                tma_load_multicast(b + j * kChunk, mb, &full[s], (int)n0 + 64 * j, k0, bb, kAll);
+          } else if constexpr (TB) {
             tma_load(b, mb, &full[s], k0, (int)n0, bb);
-          else
+          } else {
             for (int j = 0; j < BN / 64; ++j) tma_load(b + j * kChunk, mb, &full[s], (int)n0 + 64 * j, k0, bb);
+          }
         }
       }
     }
-    if constexpr (KS == 1) return;
+    if constexpr (KS == 1 && MC == 1) return;
   } else {
     set_registers<232, BN>();
     const int c = group - 1, lane = threadIdx.x % 32, warp = threadIdx.x / 32 % 4;
     unsigned it = 0;
+    // A stage is free once this block's consumers are done with it, and a multicast tile's in
+    // every block of its cluster.
+    auto release = [&](unsigned s) {
+      if constexpr (MC > 1)
+        for (unsigned r = 0; r < MC; ++r) bar_arrive_at(&empty[s], r);
+      else
+        bar_arrive(&empty[s]);
+    };
     for (int64_t t = t0; t < tiles; t += t_step) {
-      mma::tile_origin<BM, BN>(p, t, bt, m0, n0);
+      mma::tile_origin<MC * BM, BN>(p, t, bt, m0, n0);
+      m0 += mc_rank * BM;
       float d[BN / 2];
 #pragma unroll
       for (int i = 0; i < BN / 2; ++i) d[i] = 0.f;
@@ -238,17 +285,17 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
         if constexpr (KS == 1) {
           // One group stays in flight: the step before this one is done, and its buffer is free.
           wait_pending<1>();
-          if (step > 0 && threadIdx.x % 128 == 0) bar_arrive(&empty[(it + S - 1) % S]);
+          if (step > 0 && threadIdx.x % 128 == 0) release((it + S - 1) % S);
         } else {
           // A split tile's sums leave the registers afterwards: with a group in flight here,
           // ptxas would serialize every wgmma.
           wait_pending<0>();
-          if (threadIdx.x % 128 == 0) bar_arrive(&empty[s]);
+          if (threadIdx.x % 128 == 0) release(s);
         }
       }
       if constexpr (KS == 1) {
         wait_pending<0>();
-        if (steps > 0 && threadIdx.x % 128 == 0) bar_arrive(&empty[(it + S - 1) % S]);
+        if (steps > 0 && threadIdx.x % 128 == 0) release((it + S - 1) % S);
       }
       // The fragment: per 8 columns j, rows r and r + 8 of this warp's 16, columns 2 (lane % 4) and +1.
       const int r = c * 64 + warp * 16 + lane / 4;
@@ -302,6 +349,11 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
         if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
     }
     cluster::sync();  // no block leaves while another still reads its sums
+  }
+  if constexpr (MC > 1) {
+    // No block leaves while another may still load into it or arrive on its barriers.
+    __syncwarp();
+    cluster::sync();
   }
 }
 
