@@ -61,7 +61,7 @@ class Tile:
         if self.feed <= 0:
             return None
         work, waves = self.terms(p, mps)
-        return work // self.feed + waves * self.wave_ns
+        return waves * (work // waves // self.feed + self.wave_ns)  # a block's work rounds down, as in C++
 
 
 def read_tables(text):

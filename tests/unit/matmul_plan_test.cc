@@ -218,6 +218,30 @@ TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChun
   EXPECT_EQ(skb_mm::blocks(problem(4160, 4096, 4096), pair), 34 * 16) << "33 tile rows take 17 clusters of 2";
 }
 
+TEST(MatmulPlan, OnEverySweptShapeTheChoiceIsTheTileTheH200RanFastest) {
+  // tests/bench/data/tile-sweep-h200.json: each shape's fastest candidate (sm_90a build), and
+  // the fastest mma.sync tile where the choice among those alone finds it.
+  struct Swept {
+    int64_t batches, m, n, k;
+    bool ta, tb;
+    int fastest, fastest_sync;
+  };
+  const Swept swept[] = {{4, 384, 320, 256, true, true, 11, 3},     {16, 128, 128, 64, false, false, 4, 4},
+                         {1, 256, 1024, 1024, false, false, 14, 4}, {1, 128, 1024, 4096, false, false, 13, 4},
+                         {1, 4096, 4096, 4096, false, false, 6, 0}, {1, 1000, 520, 1032, true, false, 12, -1},
+                         {1, 1024, 1024, 1024, false, true, 12, -1}};
+  for (const auto& s : swept) {
+    SCOPED_TRACE(testing::Message() << s.batches << "x" << s.m << "x" << s.n << "x" << s.k);
+    const auto p = problem(s.m, s.n, s.k, s.batches);
+    EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb, true), s.fastest);
+    if (s.fastest_sync >= 0) {
+      EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb), s.fastest_sync);
+    }
+  }
+  EXPECT_EQ(skb_mm::choose_fma(problem(512, 512, 512), true), 5);
+  EXPECT_EQ(skb_mm::choose_fma(problem(4096, 4096, 4096), true), 0);
+}
+
 TEST(MatmulPlan, WgmmaReadsOneMatrixPerBatchOrOneForAll) {
   EXPECT_TRUE(skb_mm::wgmma_readable(1, 16, 128, 64));
   EXPECT_TRUE(skb_mm::wgmma_readable(16, 16, 128, 64));
