@@ -32,11 +32,17 @@ SHAPE = ("bm", "bn", "bk", "wm", "wn", "stages", "split", "persistent", "multica
 Row = collections.namedtuple("Row", "label kind problem times cublas")
 
 
+def with_defaults(values, length):
+    """values to `length`, the trailing fields it leaves out (of split, persistent, multicast) at
+    their defaults: as the header's entries and older sweeps' tiles leave them out."""
+    missing = length - len(values)
+    return list(values) + (list(DEFAULTS[len(DEFAULTS) - missing:]) if missing > 0 else [])
+
+
 class Tile:
     def __init__(self, table, values, span):
         self.table, self.span = table, span  # span: the entry's characters in the header
-        v = list(values) + list(DEFAULTS[len(values) - len(FIELDS):]) if len(values) < len(FIELDS) else list(values)
-        for name, x in zip(FIELDS, v):
+        for name, x in zip(FIELDS, with_defaults(values, len(FIELDS))):
             setattr(self, name, x)
 
     def key(self):
@@ -100,14 +106,6 @@ def problem(rec):
             "n": b[-2] if tb else b[-1]}
 
 
-def padded(key):
-    """A swept tile's key as the tables' are: a sweep's from before a field was added lacks it,
-    and then had its default."""
-    if key is None or len(key) >= 1 + len(SHAPE):
-        return key
-    return list(key) + list(DEFAULTS[len(key) - 1 - len(SHAPE):])
-
-
 def swept(sweep, tables):
     """The sweep's rows (Row), their calls found by label among tests/tools/sweep_calls.py's; a
     candidate no table holds any more is left out."""
@@ -117,7 +115,8 @@ def swept(sweep, tables):
     index = {}  # kind -> {swept index: table index}
     for kind in ("16", "float"):
         now = [t.key() for t in candidates(tables, kind)]
-        then = [padded(k) for k in sweep.get("tiles", {}).get(kind, now)]
+        # A sweep's tile from before a field was added lacks it, and had its default.
+        then = [k and with_defaults(k, 1 + len(SHAPE)) for k in sweep.get("tiles", {}).get(kind, now)]
         index[kind] = {i: now.index(k) for i, k in enumerate(then) if k in now}
     out = []
     for row in sweep["rows"]:

@@ -157,8 +157,8 @@ SKB_HD constexpr int cheapest(const Problem& p, const Tile* tiles, int n, Smem s
   int64_t best_cost = 0;
   for (int i = 0; i < n; ++i) {
     if (tiles[i].feed <= 0 || smem(i) < 0 || smem(i) > p.smem_limit) continue;
-    // A split tile's blocks are one grid, each computing its part once.
-    if (tiles[i].split > 1 && skb_mm::tiles(p, tiles[i]) * tiles[i].split > 0x7fffffff) continue;
+    // A cluster's blocks (a split or multicast tile's) are one grid, each cluster computing its tiles once.
+    if (tiles[i].split * tiles[i].multicast > 1 && blocks(p, tiles[i]) > 0x7fffffff) continue;
     const int64_t c = cost(p, tiles[i]);
     if (best < 0 || c < best_cost) best = i, best_cost = c;
   }
