@@ -25,16 +25,16 @@ TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "tests", "tools"))
 sys.path.insert(0, HERE)
 TABLES = ("kMmaTiles", "kWgmmaTiles", "kFmaTiles")
-FIELDS = ("bm", "bn", "bk", "wm", "wn", "stages", "feed", "wave_ns", "split", "persistent", "multicast")
-DEFAULTS = (1, 0, 1)  # split, persistent, multicast: an entry may leave them out
-SHAPE = ("bm", "bn", "bk", "wm", "wn", "stages", "split", "persistent", "multicast")  # a tile, its figures aside
+FIELDS = ("bm", "bn", "bk", "wm", "wn", "stages", "feed", "wave_ns", "split", "persistent", "multicast", "staged")
+DEFAULTS = (1, 0, 1, 0)  # split, persistent, multicast, staged: an entry may leave them out
+SHAPE = ("bm", "bn", "bk", "wm", "wn", "stages", "split", "persistent", "multicast", "staged")  # its figures aside
 # A swept call: its label, "16" or "float", batches/m/n/k, {table index: µs}, cuBLAS's µs.
 Row = collections.namedtuple("Row", "label kind problem times cublas")
 
 
 def with_defaults(values, length):
-    """values to `length`, the trailing fields it leaves out (of split, persistent, multicast) at
-    their defaults: as the header's entries and older sweeps' tiles leave them out."""
+    """values to `length`, the trailing fields it leaves out (of split, persistent, multicast,
+    staged) at their defaults: as the header's entries and older sweeps' tiles leave them out."""
     missing = length - len(values)
     return list(values) + (list(DEFAULTS[len(DEFAULTS) - missing:]) if missing > 0 else [])
 
@@ -134,13 +134,14 @@ def swept(sweep, tables):
 
 def sharing(tiles):
     """The tiles in groups that share one wave cost: the same table, outputs a block (bm * bn),
-    depth, stages, split and grid. What a wave costs besides its work (filling the pipeline, the
+    depth, stages, split, grid and stores. What a wave costs besides its work (filling the pipeline, the
     epilogue's stores) depends on those, not on the block's aspect, and the sweep's shapes do not
     tell such twins' costs apart: fitted alone, 32 x 64's and 64 x 32's differ by 9% and the
     choice follows the noise."""
     groups = {}
     for i, t in enumerate(tiles):
-        groups.setdefault((t.table, t.bm * t.bn, t.bk, t.stages, t.split, t.persistent, t.multicast), []).append(i)
+        groups.setdefault((t.table, t.bm * t.bn, t.bk, t.stages, t.split, t.persistent, t.multicast, t.staged),
+                          []).append(i)
     return list(groups.values())
 
 

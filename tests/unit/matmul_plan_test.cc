@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <vector>
 
 #include "skb_matmul_plan.h"
 
@@ -216,6 +217,62 @@ TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChun
   const skb_mm::Tile pair{128, 256, 64, 64, 256, 4, 1, 1, 1, 0, 2};
   EXPECT_EQ(skb_mm::blocks(problem(4096, 4096, 4096), pair), 32 * 16);
   EXPECT_EQ(skb_mm::blocks(problem(4160, 4096, 4096), pair), 34 * 16) << "33 tile rows take 17 clusters of 2";
+}
+
+TEST(MatmulPlan, AStagedTileHoldsEachConsumerWarpsOutputsInSharedMemoryBesideItsStages) {
+  int staged = 0;
+  for (const auto& t : skb_mm::kWgmmaTiles) {
+    if (!t.staged) continue;
+    ++staged;
+    EXPECT_EQ(t.split, 1) << "a split tile's outputs leave through its sums";
+    EXPECT_EQ(t.bn % skb_mm::kStagedCols, 0) << "whole chunks of columns";
+    EXPECT_LE(skb_mm::wgmma_smem_bytes(t), kHopperSmem);
+  }
+  for (const auto& t : kMmaTiles) EXPECT_EQ(t.staged, 0);
+  for (const auto& t : kFmaTiles) EXPECT_EQ(t.staged, 0);
+  ASSERT_GT(staged, 0);
+  const skb_mm::Tile plain{128, 256, 64, 64, 256, 4, 1, 1}, stores{128, 256, 64, 64, 256, 4, 1, 1, 1, 0, 1, 1};
+  EXPECT_EQ(skb_mm::wgmma_staging_bytes(plain), 0);
+  EXPECT_EQ(skb_mm::wgmma_smem_bytes(stores) - skb_mm::wgmma_smem_bytes(plain), 8 * 16 * (64 + 8) * 2)
+      << "8 consumer warps, each 16 rows of 64 columns and 8 of padding";
+  EXPECT_EQ((skb_mm::kStagedCols + skb_mm::kStagedPad) * 2 % 16, 0) << "every staged row starts 16-byte aligned";
+  EXPECT_EQ(skb_mm::kStagedPad * 2, 16) << "rows 16 bytes apart in banks: conflict-free writes and reads";
+}
+
+TEST(MatmulPlan, AStagedWarpWritesEachOutputOnceAndStoresEachRowWholeWithoutBankConflicts) {
+  constexpr int kPitch = skb_mm::kStagedCols + skb_mm::kStagedPad, kGroups = skb_mm::kStagedCols / 8;
+  // The fragment's pairs fill the warp's 16 x 64 outputs, each once, 4-byte aligned.
+  std::vector<int> written(16 * kPitch, 0);
+  for (int jj = 0; jj < kGroups; ++jj)
+    for (int h = 0; h < 2; ++h) {
+      std::vector<int> banks(32, 0);
+      for (int lane = 0; lane < 32; ++lane) {
+        const int at = skb_mm::staged_pair(lane, jj, h);
+        EXPECT_EQ(at, (lane / 4 + 8 * h) * kPitch + jj * 8 + lane % 4 * 2) << "the fragment's row and column";
+        ASSERT_EQ(at % 2, 0);
+        ++written[at], ++written[at + 1];
+        ++banks[at / 2 % 32];
+      }
+      for (int b : banks) EXPECT_EQ(b, 1) << "one 4-byte write a bank: group " << jj << ", half " << h;
+    }
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < kPitch; ++c) EXPECT_EQ(written[r * kPitch + c], c < skb_mm::kStagedCols ? 1 : 0);
+  // The reads: 8 lanes a row, 16 bytes each, every row once; 8 lanes at a time (a 16-byte access's
+  // phase) cover the 32 banks.
+  std::vector<int> read(16 * skb_mm::kStagedCols, 0);
+  for (int i = 0; i < 4; ++i)
+    for (int phase = 0; phase < 4; ++phase) {
+      std::vector<int> banks(32, 0);
+      for (int lane = phase * 8; lane < phase * 8 + 8; ++lane) {
+        const int r = skb_mm::staged_row(lane, i), c = skb_mm::staged_col(lane);
+        ASSERT_LT(r, 16);
+        EXPECT_EQ((r * kPitch + c) * 2 % 16, 0) << "a 16-byte read";
+        for (int e = 0; e < 8; ++e) ++read[r * skb_mm::kStagedCols + c + e];
+        for (int w = 0; w < 4; ++w) ++banks[((r * kPitch + c) / 2 + w) % 32];
+      }
+      for (int b : banks) EXPECT_EQ(b, 1) << "read " << i << ", lanes " << phase * 8 << "-" << phase * 8 + 7;
+    }
+  for (int n : read) EXPECT_EQ(n, 1);
 }
 
 TEST(MatmulPlan, OnEverySweptShapeTheChoiceIsTheTileTheH200RanFastest) {

@@ -34,6 +34,7 @@ struct Tile {
   int split = 1;       // blocks (a cluster) that share a tile's reduction: sm_90a builds only
   int persistent = 0;  // 1: one block a multiprocessor, each looping over its tiles: wgmma tiles only
   int multicast = 1;   // blocks (a cluster) on tiles one above the other that share B's loads: wgmma only
+  int staged = 0;      // 1: outputs leave through shared memory, 16 bytes a thread a store: wgmma only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
 };
@@ -68,6 +69,12 @@ constexpr Tile kWgmmaTiles[] = {
     // Not timed yet: the same two in clusters of 2 that load each B once for both.
     {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2},
     {128, 128, 64, 64, 128, 6, 0, 0, 1, 0, 2},
+    // Not timed yet: the first one alone, persistent and in clusters of 2, each warp's outputs
+    // staged in shared memory 16 rows x 64 columns at a time and stored a 128-byte row per 8
+    // threads, where the fragment's own stores write 2 bytes each, 4 bytes apart.
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 1, 1},
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 1, 1},
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
@@ -105,9 +112,33 @@ SKB_HD constexpr int mma_smem_bytes(const Tile& t, int elem_bytes, bool ta, bool
   return t.stages * (a + b) * elem_bytes;
 }
 
-/// Shared memory a wgmma tile asks for: STAGES of both operands' 128-byte lines, and 1 KiB to
-/// start the buffers on the swizzle's 1024-byte boundary.
-SKB_HD constexpr int wgmma_smem_bytes(const Tile& t) { return t.stages * (t.bm + t.bn) * 128 + 1024; }
+/// Columns of a staged wgmma tile's outputs a consumer warp holds in shared memory at once, and
+/// the padding of each of its 16 rows there (elements): 16 bytes, so that the fragment's 4-byte
+/// writes and the 16-byte reads of a row fall in different banks.
+constexpr int kStagedCols = 64;
+constexpr int kStagedPad = 8;
+/// Bytes of one consumer warp's staged outputs: 16 rows of 16-bit elements.
+constexpr int kStagedWarpBytes = 16 * (kStagedCols + kStagedPad) * 2;
+
+/// Where a staged warp's lane puts its two outputs of 8-column group jj and half h of the
+/// fragment (row lane / 4 + 8 h, columns jj * 8 + 2 (lane % 4) and the next): an element offset
+/// into the warp's rows.
+SKB_HD constexpr int staged_pair(int lane, int jj, int h) {
+  return (lane / 4 + 8 * h) * (kStagedCols + kStagedPad) + jj * 8 + lane % 4 * 2;
+}
+/// The row (of 16) whose 8 outputs from column staged_col(lane) a lane stores in read i (of 4).
+SKB_HD constexpr int staged_row(int lane, int i) { return i * 4 + lane / 8; }
+SKB_HD constexpr int staged_col(int lane) { return lane % 8 * 8; }
+
+/// Shared memory a staged wgmma tile's consumer warps (bm / 16) hold their outputs in; none for
+/// the others.
+SKB_HD constexpr int wgmma_staging_bytes(const Tile& t) { return t.staged ? t.bm / 16 * kStagedWarpBytes : 0; }
+
+/// Shared memory a wgmma tile asks for: STAGES of both operands' 128-byte lines, 1 KiB to start
+/// the buffers on the swizzle's 1024-byte boundary, and a staged tile's outputs.
+SKB_HD constexpr int wgmma_smem_bytes(const Tile& t) {
+  return t.stages * (t.bm + t.bn) * 128 + 1024 + wgmma_staging_bytes(t);
+}
 
 /// Threads of a wgmma tile's block: its consumer warpgroups and the producer's.
 SKB_HD constexpr int wgmma_threads(const Tile& t) { return (t.bm / 64 + 1) * 128; }

@@ -225,16 +225,29 @@ constexpr skb_cuda_tma_plan kMaps =
 #endif
 }  // namespace plan
 
+// Where a tile's outputs go: y, each with its column's bias.
+struct Output {
+  TY* y;
+  const TBias* bias;
+  int64_t m, n;
+  bool whole;  // a row's 8 outputs from a multiple of 8 take one 16-byte store (y aligned, n a multiple of 8)
+  /// The place of output (bt, row, col).
+  __device__ TY* at(int64_t bt, int64_t row, int64_t col) const { return y + (bt * m + row) * n + col; }
+  /// The output of column col (under n) whose sum is v.
+  __device__ TY value(int64_t col, float v) const {
+    if (SKB_HAS_BIAS) v += skb_cu::to_float(bias[col]);
+    return skb_cu::from_float<TY>(v);
+  }
+  __device__ void operator()(int64_t bt, int64_t row, int64_t col, float v) const { *at(bt, row, col) = value(col, v); }
+};
+
 __device__ inline void run_static(const Params& p, skb_args args, const skb_cuda_tensor_maps* maps) {
   const TA* x1 = static_cast<const TA*>(args.in[0]);
   const TB* x2 = static_cast<const TB*>(args.in[1]);
   const TBias* bias = SKB_HAS_BIAS ? static_cast<const TBias*>(args.in[2]) : nullptr;
   TY* y = static_cast<TY*>(args.out[0]);
   auto offsets = [&](int64_t bt, int64_t& oa, int64_t& ob) { batch_offsets(p, bt, oa, ob); };
-  auto store = [&](int64_t bt, int64_t row, int64_t col, float v) {
-    if (SKB_HAS_BIAS) v += skb_cu::to_float(bias[col]);
-    y[(bt * p.m + row) * p.n + col] = skb_cu::from_float<TY>(v);
-  };
+  const Output store{y, bias, p.m, p.n, plan::kP.n % 8 == 0 && reinterpret_cast<uintptr_t>(y) % 16 == 0};
   constexpr int kIndex = plan::kTile < 0 ? 0 : plan::kTile;
   // The tiles need the launch the kernel asked for (SKB_LAUNCH): a runtime that launched it
   // otherwise gets the slow path, not a wrong result.

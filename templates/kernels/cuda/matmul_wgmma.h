@@ -162,10 +162,56 @@ __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
 #undef SKB_ACC32
 #undef SKB_ACC8
 
+/// A staged tile's stores for one consumer warp: its fragment of the tile's 16 rows from row0,
+/// columns from col0, goes 64 columns at a time into the warp's own 16 padded rows of shared
+/// memory (smem), and 8 threads store each row's 64 from there, 16 bytes each where the output
+/// allows it (out.whole), else an element at a time.
+template <int BN, class Out>
+__device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out& out, int64_t bt, int64_t row0,
+                                             int64_t col0, int64_t m, int64_t n, unsigned char* smem) {
+  using Y = decltype(out.value(0, 0.f));
+  constexpr int kCols = skb_mm::kStagedCols, kPitch = kCols + skb_mm::kStagedPad;
+  struct alignas(4) Pair {
+    Y v[2];
+  };
+  Y* rows = reinterpret_cast<Y*>(smem);
+  const int lane = threadIdx.x % 32;
+#pragma unroll
+  for (int chunk = 0; chunk < BN / kCols; ++chunk) {
+#pragma unroll
+    for (int jj = 0; jj < kCols / 8; ++jj) {
+      const int j = chunk * (kCols / 8) + jj, col = jj * 8 + lane % 4 * 2;
+      const int64_t c0 = col0 + chunk * kCols + col;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        Pair pair;
+        pair.v[0] = c0 < n ? out.value(c0, d[4 * j + 2 * h]) : Y();
+        pair.v[1] = c0 + 1 < n ? out.value(c0 + 1, d[4 * j + 2 * h + 1]) : Y();
+        *reinterpret_cast<Pair*>(&rows[skb_mm::staged_pair(lane, jj, h)]) = pair;
+      }
+    }
+    __syncwarp();
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = skb_mm::staged_row(lane, i), col = skb_mm::staged_col(lane);
+      const int64_t row = row0 + r, c0 = col0 + chunk * kCols + col;
+      if (row >= m) continue;
+      const Y* from = &rows[r * kPitch + col];
+      if (out.whole && c0 + 8 <= n)
+        *reinterpret_cast<uint4*>(out.at(bt, row, c0)) = *reinterpret_cast<const uint4*>(from);
+      else
+        for (int e = 0; e < 8 && c0 + e < n; ++e) *out.at(bt, row, c0 + e) = from[e];
+    }
+    __syncwarp();  // every row read before the next chunk's are written
+  }
+}
+
 /// The matmul of p with tile kWgmmaTiles[TI] (TA/TB: the operands are transposed) through the
 /// tensor maps of A (ma) and B (mb), 3-D: the contiguous axis, the other, the matrices.
 /// a_batched/b_batched: the operand has one matrix per output batch (else one for all).
-/// store(bt, row, col, acc) writes an output.
+/// store(bt, row, col, acc) writes an output; for a staged tile (kT.staged) of 16-bit outputs,
+/// store.value(col, acc) is the output of a sum, store.at(bt, row, col) its place, and
+/// store.whole says that 8 outputs of a row from a column a multiple of 8 take one 16-byte store.
 ///
 /// A tile of split KS > 1 (few tiles, a long reduction) is computed by a cluster of KS blocks,
 /// block q of it over the q-th part of the reduction; each then leaves its sums in its shared
@@ -185,12 +231,14 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   static_assert(MC == 1 || (KS == 1 && !kT.persistent && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
+  static_assert(!kT.staged || KS == 1, "a split tile's outputs leave through its sums");
   __shared__ uint64_t full[S], empty[S];
   extern __shared__ __align__(16) unsigned char skb_smem[];
   // The swizzle repeats every 1024 bytes: buffers start on such a boundary (SKB_LAUNCH asks for 1 KiB more).
   unsigned char* base = skb_smem + ((1024 - smem_addr(skb_smem) % 1024) % 1024);
   unsigned char* as = base;
   unsigned char* bs = base + S * AStage;
+  unsigned char* staging = base + S * (AStage + BStage);  // a staged tile's outputs, each consumer warp's
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) bar_init(&full[s], 1), bar_init(&empty[s], kConsumers * MC);
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -312,6 +360,9 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
             *reinterpret_cast<float2*>(&sums[(r + 8 * h) * BN + col]) =
                 make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
           }
+      } else if constexpr (kT.staged && sizeof(decltype(store.value(0, 0.f))) == 2) {
+        store_staged<BN>(d, store, bt, m0 + c * 64 + warp * 16, n0, p.m, p.n,
+                         staging + (c * 4 + warp) * skb_mm::kStagedWarpBytes);
       } else {
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
