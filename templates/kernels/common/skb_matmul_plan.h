@@ -96,6 +96,8 @@ constexpr Tile kFmaTiles[] = {
     {32, 32, 32, 2, 2, 2, 0, 0},
     {64, 64, 8, 4, 4, 2, 0, 0, 2},
     {64, 64, 8, 4, 4, 2, 0, 0, 4},
+    // Not timed yet: the split of 4 16 deep, half the barriers of a block's short reduction.
+    {64, 64, 16, 4, 4, 2, 0, 0, 4},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
