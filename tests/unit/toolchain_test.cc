@@ -191,6 +191,11 @@ TEST(Toolchain, SocVersionMapsToOpbasesIndexFolder) {
   Toolchain other = load_toolchain("host", SKB_TEST_TEMPLATES, "MyChip2", {});
   EXPECT_EQ(other.soc, "MyChip2");
   EXPECT_FALSE(other.soc_known);
+  for (const char* arch : {"sm_80", "sm_90", "sm_90a"}) {  // a CUDA architecture is its own folder, known
+    Toolchain gpu = load_toolchain("cuda", SKB_TEST_TEMPLATES, arch, {});
+    EXPECT_EQ(gpu.soc, arch);
+    EXPECT_TRUE(gpu.soc_known) << arch;
+  }
 }
 
 // A compiler's own JSON of each kernel ({sidecar}): both or neither of the flag and the word.

@@ -177,15 +177,15 @@ __device__ inline void run(const skb_geom::MatMul& p, const float* x1, const flo
         for (int i = 0; i < 4; ++i)
           if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
       });
-      continue;
-    }
+    } else {
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-      const int64_t row = m0 + RowRuns::at(ty, i);
+      for (int i = 0; i < TM; ++i) {
+        const int64_t row = m0 + RowRuns::at(ty, i);
 #pragma unroll
-      for (int j = 0; j < TN; ++j) {
-        const int64_t col = n0 + ColRuns::at(tx, j);
-        if (row < p.m && col < p.n) store(bt, row, col, acc[i][j]);
+        for (int j = 0; j < TN; ++j) {
+          const int64_t col = n0 + ColRuns::at(tx, j);
+          if (row < p.m && col < p.n) store(bt, row, col, acc[i][j]);
+        }
       }
     }
   }
