@@ -209,7 +209,6 @@ TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChun
     if (t.multicast == 1) continue;
     ++multicast;
     EXPECT_EQ(t.split, 1);
-    EXPECT_EQ(t.persistent, 0);
     EXPECT_EQ(t.bn / 64 % t.multicast, 0) << "each block loads whole 64-column chunks of an MN-major B";
     EXPECT_EQ(t.bn / t.multicast % 8, 0) << "and whole 8-line swizzle atoms of a K-major one";
   }
@@ -217,6 +216,10 @@ TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChun
   const skb_mm::Tile pair{128, 256, 64, 64, 256, 4, 1, 1, 1, 0, 2};
   EXPECT_EQ(skb_mm::blocks(problem(4096, 4096, 4096), pair), 32 * 16);
   EXPECT_EQ(skb_mm::blocks(problem(4160, 4096, 4096), pair), 34 * 16) << "33 tile rows take 17 clusters of 2";
+  const skb_mm::Tile looped{128, 256, 64, 64, 256, 4, 1, 1, 1, 1, 2};
+  EXPECT_EQ(skb_mm::blocks(problem(4096, 4096, 4096), looped), kH100) << "66 clusters, each over its pairs of tiles";
+  EXPECT_EQ(skb_mm::blocks(problem(4096, 4096, 4096, 1, 133), looped), 132) << "whole clusters";
+  EXPECT_EQ(skb_mm::blocks(problem(256, 1024, 1024), looped), 2 * 4) << "fewer tiles than multiprocessors";
 }
 
 TEST(MatmulPlan, AStagedTileHoldsEachConsumerWarpsOutputsInSharedMemoryBesideItsStages) {

@@ -75,6 +75,9 @@ constexpr Tile kWgmmaTiles[] = {
     {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 1, 1},
     {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 1, 1},
     {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2, 1},
+    // Not timed yet: persistent clusters of 2 sharing B, with fragment and with staged stores.
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 2},
+    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 2, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
@@ -167,10 +170,12 @@ SKB_HD constexpr int64_t tiles(const Problem& p, const Tile& t) {
 }
 
 /// Blocks a kernel of tile t launches: one a tile (a cluster of `split` a split tile), or for a
-/// persistent tile one a multiprocessor where the tiles are more, each looping over its share.
+/// persistent tile one a multiprocessor where the tiles are more, each looping over its share
+/// (whole clusters of a multicast tile: each cluster over its groups of tiles).
 SKB_HD constexpr int64_t blocks(const Problem& p, const Tile& t) {
-  return t.persistent && p.multiprocessors > 0 && tiles(p, t) > p.multiprocessors ? p.multiprocessors
-                                                                                  : tiles(p, t) * t.split;
+  return t.persistent && p.multiprocessors >= t.multicast && tiles(p, t) > p.multiprocessors
+             ? p.multiprocessors / t.multicast * t.multicast
+             : tiles(p, t) * t.split;
 }
 
 /// The candidate's time in nanoseconds: the waves of blocks times what one takes. Tiles that

@@ -220,7 +220,8 @@ __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out
 ///
 /// A multicast tile (MC > 1) is a cluster of MC blocks on MC tiles one above the other, which
 /// share their B: each block loads its 1 / MC of every stage's B into all of theirs, and a stage
-/// is free again when the consumers of all of them are done with it.
+/// is free again when the consumers of all of them are done with it (a persistent one's cluster
+/// loops over such groups of tiles).
 template <int TI, bool TA, bool TB, class T, class Store>
 __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void* mb, bool a_batched, bool b_batched,
                            Store store) {
@@ -230,7 +231,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
-  static_assert(MC == 1 || (KS == 1 && !kT.persistent && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
+  static_assert(MC == 1 || (KS == 1 && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
   static_assert(!kT.staged || KS == 1, "a split tile's outputs leave through its sums");
   __shared__ uint64_t full[S], empty[S];
   extern __shared__ __align__(16) unsigned char skb_smem[];
