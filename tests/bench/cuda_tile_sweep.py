@@ -3,8 +3,9 @@
 kernel that skb's tile choice built (--lib) against the same kernel built with each candidate tile
 forced (--candidate LIB, once per candidate, in skb_matmul_plan.h's order: the kernels compiled with
 -DSKB_MATMUL_TILE=i), and against cuBLAS (torch.matmul, TF32 and reduced-precision reductions
-off). Each kernel's output is checked against cuBLAS's first. A sample is a GPU sleep, a start
-event, launches, an end event; the figure is the median of --reps samples, in µs per launch.
+off). Each kernel's output is checked against cuBLAS's first; one that differs is not timed. A
+sample is a GPU sleep, a start event, launches, an end event; the figure is the median of --reps
+samples, in µs per launch.
 Prints one row per call: the chosen kernel, every candidate, cuBLAS, and the chosen kernel's time
 over the fastest candidate's and over cuBLAS's. Exit status 0 when every kernel agreed with cuBLAS.
 --json writes the rows with the GPU's name and multiprocessors, and the candidates' tiles that
@@ -91,9 +92,11 @@ def main():
             go()
             torch.cuda.synchronize()
             err = (y.reshape(ref.shape).float() - ref.float()).abs().max().item()
-            if not ckb.agrees(err, scale, tol):
+            if ckb.agrees(err, scale, tol):
+                times.append(timed(torch, go, args.reps, cycles))
+            else:  # untimed: a wrong kernel gets no figures from the fit, so the choice never takes it
                 checks.append("%s differs from cuBLAS: %.3g" % (name, err))
-            times.append(timed(torch, go, args.reps, cycles))
+                times.append(None)
             L.skb_op_free(op)
         good = [t for t in times[1:] if t is not None]
         fastest = min(good) if good else None
