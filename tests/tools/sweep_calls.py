@@ -1,5 +1,6 @@
 """The matmul calls that scripts/gpu-check.sh times against cuBLAS and sweeps over candidate tiles:
-the sizes of a served model's projections and the square ones a GEMM is judged by."""
+the sizes of a served model's projections and the square ones a GEMM is judged by, and one whose
+rows are an odd number of elements (x2 transposed: 1001 columns), which no tile stores 16 bytes at once."""
 from make_dump import attr, record, tensor
 
 
@@ -19,4 +20,5 @@ def sweep():
             mm("bfloat16", 128, 4096, 1024), mm("float16", 4096, 4096, 4096), mm("bfloat16", 4096, 4096, 4096),
             mm("float", 512, 512, 512), mm("float", 4096, 4096, 4096),
             mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)), mm("float16", 1024, 1024, 1024, tb=True),
-            mm("float16", 1000, 1032, 520, ta=True), mm("bfloat16", 384, 256, 320, "BatchMatMulV2", (4,), ta=True, tb=True)]
+            mm("float16", 1000, 1032, 520, ta=True), mm("bfloat16", 384, 256, 320, "BatchMatMulV2", (4,), ta=True, tb=True),
+            mm("float16", 512, 1024, 1001, tb=True)]
