@@ -199,7 +199,7 @@ def fit(tiles, group, points, mps):
 
 def refit(tables, rows, mps):
     """Fits every tile the rows time, printing old and new figures; the tiles whose figures change."""
-    print("%-12s %3s  %-40s %6s %8s  ->  %6s %8s  %s" % ("table", "i", "tile", "feed", "wave_ns", "feed", "wave_ns",
+    print("%-12s %3s  %-48s %6s %8s  ->  %6s %8s  %s" % ("table", "i", "tile", "feed", "wave_ns", "feed", "wave_ns",
                                                       "worst miss (points)"))
     changed = []
     for kind in ("16", "float"):
@@ -213,7 +213,7 @@ def refit(tables, rows, mps):
         for group in sharing(tiles):
             fitted.update(fit(tiles, group, points, mps))
         for i, tile in enumerate(tiles):
-            shown = "%-12s %3d  %-40s %6d %8d" % (tile.table, i, tile.entry(), tile.feed, tile.wave_ns)
+            shown = "%-12s %3d  %-48s %6d %8d" % (tile.table, i, tile.entry(), tile.feed, tile.wave_ns)
             if i not in fitted:
                 print("%s      not fitted (%d points)" % (shown, len(points.get(i, []))))
                 continue
