@@ -225,13 +225,14 @@ def refit(tables, rows, mps):
     return changed
 
 
-def picks(tables, rows, mps):
-    """Each swept call's pick under the tables against its fastest candidate, and the pick's time
-    (its forced build's) against cuBLAS's; for 16-bit calls also the pick among mma.sync's tiles
-    alone (an sm_80 or sm_90 build's choice)."""
+Choice = collections.namedtuple("Choice", "row pick best sync sync_best")
+
+
+def choices(tables, rows, mps):
+    """Each swept call's pick under the tables and its fastest candidate; for 16-bit calls also
+    the pick and the fastest among mma.sync's tiles alone (an sm_80 or sm_90 build's choice)."""
     mma = len(tables["kMmaTiles"])
-    print("%-44s %4s %4s %9s %9s %9s %7s   %s" % ("call", "pick", "best", "pick/best", "pick µs", "cuBLAS", "/cuBLAS",
-                                                "mma.sync: pick best pick/best"))
+    out = []
     for r in rows:
         cand = candidates(tables, r.kind)
 
@@ -240,18 +241,25 @@ def picks(tables, rows, mps):
             costs = {i: c for i, c in costs.items() if c is not None}
             if not costs:
                 return None, None
-            pick, best = min(costs, key=costs.get), min((i for i in r.times if i < limit), key=r.times.get)
-            return pick, best
+            return min(costs, key=costs.get), min((i for i in r.times if i < limit), key=r.times.get)
 
         pick, best = choice(len(cand))
-        if pick is None:
-            continue
-        over = "%7.3f" % (r.times[pick] / r.cublas) if r.cublas else "%7s" % "-"
-        line = "%-44s %4d %4d %9.3f %9.2f %9s %s" % (r.label[:44], pick, best, r.times[pick] / r.times[best],
-                                                    r.times[pick], "%.2f" % r.cublas if r.cublas else "-", over)
-        sync, sync_best = choice(mma) if r.kind == "16" else (None, None)
-        if sync is not None:
-            line += "   %4d %4d %9.3f" % (sync, sync_best, r.times[sync] / r.times[sync_best])
+        if pick is not None:
+            out.append(Choice(r, pick, best, *(choice(mma) if r.kind == "16" else (None, None))))
+    return out
+
+
+def picks(tables, rows, mps):
+    """choices() printed, with the pick's time (its forced build's) against cuBLAS's."""
+    print("%-44s %4s %4s %9s %9s %9s %7s   %s" % ("call", "pick", "best", "pick/best", "pick µs", "cuBLAS", "/cuBLAS",
+                                                "mma.sync: pick best pick/best"))
+    for c in choices(tables, rows, mps):
+        r = c.row
+        over = "%7.3f" % (r.times[c.pick] / r.cublas) if r.cublas else "%7s" % "-"
+        line = "%-44s %4d %4d %9.3f %9.2f %9s %s" % (r.label[:44], c.pick, c.best, r.times[c.pick] / r.times[c.best],
+                                                    r.times[c.pick], "%.2f" % r.cublas if r.cublas else "-", over)
+        if c.sync is not None:
+            line += "   %4d %4d %9.3f" % (c.sync, c.sync_best, r.times[c.sync] / r.times[c.sync_best])
         print(line)
 
 

@@ -172,7 +172,7 @@ TEST(MatmulPlan, AnUntimedTileIsBuiltForTheSweepButNeverChosen) {
   const auto fits = [](int) { return 0; };
   EXPECT_EQ(skb_mm::cheapest(problem(512, 512, 512), pair, 2, fits), 1);
   EXPECT_EQ(skb_mm::cheapest(problem(512, 512, 512), pair, 1, fits), -1) << "no timed tile: none";
-  // The tables hold such candidates; no shape's choice is one.
+  // Whatever the shape, the tables' choice is a timed tile.
   for (auto p : {problem(16, 32, 128), problem(512, 512, 512), problem(4096, 4096, 4096), problem(128, 1024, 4096),
                  problem(33, 17, 45), problem(128, 128, 64, 16)}) {
     const int f = skb_mm::choose_fma(p), m = skb_mm::choose_mma(p, 2, false, false, true);
@@ -278,27 +278,27 @@ TEST(MatmulPlan, AStagedWarpWritesEachOutputOnceAndStoresEachRowWholeWithoutBank
   for (int n : read) EXPECT_EQ(n, 1);
 }
 
-TEST(MatmulPlan, OnEverySweptShapeTheChoiceIsTheTileTheH200RanFastest) {
-  // tests/bench/data/tile-sweep-h200.json: each shape's fastest candidate (sm_90a build), and
-  // the fastest mma.sync tile where the choice among those alone finds it.
+TEST(MatmulPlan, OnEverySweptShapeTheChoiceIsTheOneTheFitOfTheH200SweepMakes) {
+  // The picks cuda_tile_fit.py reports for tests/bench/data/tile-sweep-h200.json (an sm_90a
+  // build's, and among mma.sync's tiles alone), which its test holds to within 3% of the fastest
+  // candidate (15% among mma.sync's): the fastest but on 4096³ (tile 20, 1.1% to 2.3% slower than
+  // 23), and among mma.sync's on 1000 x 520 x 1032 and 1024³ (tile 2, 3 faster).
   struct Swept {
     int64_t batches, m, n, k;
     bool ta, tb;
-    int fastest, fastest_sync;
+    int chosen, chosen_sync;
   };
-  const Swept swept[] = {{4, 384, 320, 256, true, true, 11, 3},     {16, 128, 128, 64, false, false, 4, 4},
-                         {1, 256, 1024, 1024, false, false, 14, 4}, {1, 128, 1024, 4096, false, false, 13, 4},
-                         {1, 4096, 4096, 4096, false, false, 6, 0}, {1, 1000, 520, 1032, true, false, 12, -1},
-                         {1, 1024, 1024, 1024, false, true, 12, -1}};
+  const Swept swept[] = {{4, 384, 320, 256, true, true, 11, 3},      {16, 128, 128, 64, false, false, 4, 4},
+                         {1, 256, 1024, 1024, false, false, 14, 4},  {1, 1000, 520, 1032, true, false, 12, 2},
+                         {1, 512, 1001, 1024, false, true, 11, 3},   {1, 128, 1024, 4096, false, false, 13, 4},
+                         {1, 4096, 4096, 4096, false, false, 20, 0}, {1, 1024, 1024, 1024, false, true, 12, 2}};
   for (const auto& s : swept) {
     SCOPED_TRACE(testing::Message() << s.batches << "x" << s.m << "x" << s.n << "x" << s.k);
     const auto p = problem(s.m, s.n, s.k, s.batches);
-    EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb, true), s.fastest);
-    if (s.fastest_sync >= 0) {
-      EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb), s.fastest_sync);
-    }
+    EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb, true), s.chosen);
+    EXPECT_EQ(skb_mm::choose_mma(p, 2, s.ta, s.tb), s.chosen_sync);
   }
-  EXPECT_EQ(skb_mm::choose_fma(problem(512, 512, 512), true), 5);
+  EXPECT_EQ(skb_mm::choose_fma(problem(512, 512, 512), true), 13);
   EXPECT_EQ(skb_mm::choose_fma(problem(4096, 4096, 4096), true), 0);
 }
 

@@ -41,8 +41,8 @@ struct Tile {
 
 /// Tensor-core tiles (16-bit operands, mma.sync m16n8k16): warp tiles are multiples of 16x16.
 constexpr Tile kMmaTiles[] = {
-    {128, 128, 32, 64, 64, 4, 983, 8109}, {128, 64, 32, 64, 32, 4, 879, 5475}, {64, 128, 32, 32, 64, 4, 898, 5475},
-    {64, 64, 32, 32, 32, 4, 745, 3755},   {32, 64, 32, 32, 32, 4, 503, 2474},  {64, 32, 32, 32, 32, 4, 455, 2474},
+    {128, 128, 32, 64, 64, 4, 970, 8321}, {128, 64, 32, 64, 32, 4, 873, 5801}, {64, 128, 32, 32, 64, 4, 896, 5801},
+    {64, 64, 32, 32, 32, 4, 734, 4003},   {32, 64, 32, 32, 32, 4, 502, 2566},  {64, 32, 32, 32, 32, 4, 452, 2566},
 };
 constexpr int kNumMmaTiles = sizeof kMmaTiles / sizeof kMmaTiles[0];
 
@@ -53,54 +53,54 @@ constexpr int kWgmmaDepth = 64;
 /// A split tile (split > 1) is computed by a cluster of that many blocks, each over a part of the
 /// reduction, for shapes of few tiles and a long reduction.
 constexpr Tile kWgmmaTiles[] = {
-    {128, 256, 64, 64, 256, 4, 2988, 8998},
-    {128, 128, 64, 64, 128, 6, 2725, 7634},
-    {64, 256, 64, 64, 256, 5, 2878, 6829},
-    {64, 128, 64, 64, 128, 8, 2401, 5557},
-    {128, 64, 64, 64, 64, 8, 2130, 5557},
-    {64, 64, 64, 64, 64, 8, 1681, 4244},
-    {128, 128, 64, 64, 128, 6, 3121, 6238, 2},
-    {64, 128, 64, 64, 128, 8, 2363, 5540, 4},
-    {64, 64, 64, 64, 64, 8, 1250, 3866, 2},
-    // Not timed yet: persistent twins of the first two, whose producer loads a block's next tile
-    // while its consumers store the last.
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1},
-    {128, 128, 64, 64, 128, 6, 0, 0, 1, 1},
-    // Not timed yet: the same two in clusters of 2 that load each B once for both.
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2},
-    {128, 128, 64, 64, 128, 6, 0, 0, 1, 0, 2},
-    // Not timed yet: the first one alone, persistent and in clusters of 2, each warp's outputs
-    // staged in shared memory 16 rows x 64 columns at a time and stored a 128-byte row per 8
-    // threads, where the fragment's own stores write 2 bytes each, 4 bytes apart.
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 1, 1},
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 1, 1},
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 0, 2, 1},
-    // Not timed yet: persistent clusters of 2 sharing B, with fragment and with staged stores.
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 2},
-    {128, 256, 64, 64, 256, 4, 0, 0, 1, 1, 2, 1},
+    {128, 256, 64, 64, 256, 4, 2966, 9221},
+    {128, 128, 64, 64, 128, 6, 2736, 7712},
+    {64, 256, 64, 64, 256, 5, 2884, 7021},
+    {64, 128, 64, 64, 128, 8, 2397, 5703},
+    {128, 64, 64, 64, 64, 8, 2141, 5703},
+    {64, 64, 64, 64, 64, 8, 1700, 4418},
+    {128, 128, 64, 64, 128, 6, 3171, 6386, 2},
+    {64, 128, 64, 64, 128, 8, 2467, 5732, 4},
+    {64, 64, 64, 64, 64, 8, 1274, 3919, 2},
+    // Persistent twins of the first two, whose producer loads a block's next tile while its
+    // consumers store the last.
+    {128, 256, 64, 64, 256, 4, 2959, 9071, 1, 1},
+    {128, 128, 64, 64, 128, 6, 2709, 7751, 1, 1},
+    // The same two in clusters of 2 that load each B once for both.
+    {128, 256, 64, 64, 256, 4, 2916, 9709, 1, 0, 2},
+    {128, 128, 64, 64, 128, 6, 2543, 8408, 1, 0, 2},
+    // The first one alone, persistent and in clusters of 2, each warp's outputs staged in shared
+    // memory 16 rows x 64 columns at a time and stored a 128-byte row per 8 threads, where the
+    // fragment's own stores write 2 bytes each, 4 bytes apart.
+    {128, 256, 64, 64, 256, 4, 3322, 3955, 1, 0, 1, 1},
+    {128, 256, 64, 64, 256, 4, 3322, 3935, 1, 1, 1, 1},
+    {128, 256, 64, 64, 256, 4, 3347, 4680, 1, 0, 2, 1},
+    // Persistent clusters of 2 sharing B, with fragment and with staged stores.
+    {128, 256, 64, 64, 256, 4, 2942, 9748, 1, 1, 2},
+    {128, 256, 64, 64, 256, 4, 3385, 4743, 1, 1, 2, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
 /// Float tiles (FFMA on 256 threads, each BM/16 x BN/16 outputs): wm/wn are the thread's.
 constexpr Tile kFmaTiles[] = {
-    {128, 128, 8, 8, 8, 2, 138, 8227},
-    {128, 64, 8, 8, 4, 2, 140, 18342},
-    {64, 128, 8, 4, 8, 2, 135, 18342},
-    {64, 64, 8, 4, 4, 2, 115, 22097},
-    {32, 64, 8, 2, 4, 2, 81, 18187},
-    {64, 32, 8, 4, 2, 2, 90, 18187},
-    // Not timed yet: 32 deep (a quarter of the barriers a reduction crosses); 32 x 32 (a small
-    // product's blocks, several resident on a multiprocessor at once); split over a cluster of 2
-    // or 4 (a thread's 16 outputs, on as many blocks as 64 x 32 gives).
-    {64, 64, 32, 4, 4, 2, 0, 0},
-    {32, 64, 32, 2, 4, 2, 0, 0},
-    {64, 32, 32, 4, 2, 2, 0, 0},
-    {32, 32, 8, 2, 2, 2, 0, 0},
-    {32, 32, 32, 2, 2, 2, 0, 0},
-    {64, 64, 8, 4, 4, 2, 0, 0, 2},
-    {64, 64, 8, 4, 4, 2, 0, 0, 4},
-    // Not timed yet: the split of 4 16 deep, half the barriers of a block's short reduction.
-    {64, 64, 16, 4, 4, 2, 0, 0, 4},
+    {128, 128, 8, 8, 8, 2, 138, 8343},
+    {128, 64, 8, 8, 4, 2, 140, 18974},
+    {64, 128, 8, 4, 8, 2, 135, 18974},
+    {64, 64, 8, 4, 4, 2, 115, 22489},
+    {32, 64, 8, 2, 4, 2, 82, 18550},
+    {64, 32, 8, 4, 2, 2, 90, 18550},
+    // 32 deep (a quarter of the barriers a reduction crosses); 32 x 32 (a small product's blocks,
+    // several resident on a multiprocessor at once); split over a cluster of 2 or 4 (a thread's
+    // 16 outputs, on as many blocks as 64 x 32 gives).
+    {64, 64, 32, 4, 4, 2, 112, 12281},
+    {32, 64, 32, 2, 4, 2, 76, 9706},
+    {64, 32, 32, 4, 2, 2, 89, 9706},
+    {32, 32, 8, 2, 2, 2, 67, 6028},
+    {32, 32, 32, 2, 2, 2, 61, 2146},
+    {64, 64, 8, 4, 4, 2, 119, 14387, 2},
+    {64, 64, 8, 4, 4, 2, 105, 5854, 4},
+    // The split of 4 16 deep, half the barriers of a block's short reduction.
+    {64, 64, 16, 4, 4, 2, 122, 5159, 4},
 };
 constexpr int kNumFmaTiles = sizeof kFmaTiles / sizeof kFmaTiles[0];
 
