@@ -1,6 +1,7 @@
 """The matmul calls that scripts/gpu-check.sh times against cuBLAS and sweeps over candidate tiles:
-the sizes of a served model's projections and the square ones a GEMM is judged by, and one whose
-rows are an odd number of elements (x2 transposed: 1001 columns), which no tile stores 16 bytes at once."""
+the sizes of a served model's projections and the square ones a GEMM is judged by, one whose rows
+are an odd number of elements (x2 transposed: 1001 columns), which no tile stores 16 bytes at once,
+and the example dump's 16 x 128 x 32, a product of one block whose time is its latency."""
 from make_dump import attr, record, tensor
 
 
@@ -21,4 +22,4 @@ def sweep():
             mm("float", 512, 512, 512), mm("float", 4096, 4096, 4096),
             mm("float16", 128, 64, 128, "BatchMatMulV2", (16,)), mm("float16", 1024, 1024, 1024, tb=True),
             mm("float16", 1000, 1032, 520, ta=True), mm("bfloat16", 384, 256, 320, "BatchMatMulV2", (4,), ta=True, tb=True),
-            mm("float16", 512, 1024, 1001, tb=True)]
+            mm("float16", 512, 1024, 1001, tb=True), mm("float16", 16, 128, 32)]

@@ -34,15 +34,24 @@ struct Tile {
   int split = 1;       // blocks (a cluster) that share a tile's reduction: sm_90a builds only
   int persistent = 0;  // 1: one block a multiprocessor, each looping over its tiles: wgmma tiles only
   int multicast = 1;   // blocks (a cluster) on tiles one above the other that share B's loads: wgmma only
-  int staged = 0;      // 1: outputs leave through shared memory, 16 bytes a thread a store: wgmma only
+  int staged = 0;      // 1: outputs leave through shared memory, 16 bytes a thread a store (a split
+                       // tile's sums, 8 a thread; the others' fragments, 64 columns a warp): wgmma only
   SKB_HD constexpr int warps() const { return (bm / wm) * (bn / wn); }
   SKB_HD constexpr int threads() const { return warps() * 32; }
 };
 
 /// Tensor-core tiles (16-bit operands, mma.sync m16n8k16): warp tiles are multiples of 16x16.
 constexpr Tile kMmaTiles[] = {
-    {128, 128, 32, 64, 64, 4, 970, 8321}, {128, 64, 32, 64, 32, 4, 873, 5801}, {64, 128, 32, 32, 64, 4, 896, 5801},
-    {64, 64, 32, 32, 32, 4, 734, 4003},   {32, 64, 32, 32, 32, 4, 502, 2566},  {64, 32, 32, 32, 32, 4, 452, 2566},
+    {128, 128, 32, 64, 64, 4, 970, 8321},
+    {128, 64, 32, 64, 32, 4, 873, 5801},
+    {64, 128, 32, 32, 64, 4, 896, 5801},
+    {64, 64, 32, 32, 32, 4, 734, 4003},
+    {32, 64, 32, 32, 32, 4, 502, 2566},
+    {64, 32, 32, 32, 32, 4, 452, 2566},
+    // A reduction of up to 128 in one step (no barrier between steps), for products of a few
+    // blocks, whose time is the latency of their steps: 16 x 32 on 2 warps, and 32 x 64.
+    {16, 32, 128, 16, 16, 2, 0, 0},
+    {32, 64, 128, 32, 32, 2, 0, 0},
 };
 constexpr int kNumMmaTiles = sizeof kMmaTiles / sizeof kMmaTiles[0];
 
@@ -78,6 +87,11 @@ constexpr Tile kWgmmaTiles[] = {
     // Persistent clusters of 2 sharing B, with fragment and with staged stores.
     {128, 256, 64, 64, 256, 4, 2942, 9748, 1, 1, 2},
     {128, 256, 64, 64, 256, 4, 3385, 4743, 1, 1, 2, 1},
+    // The three split tiles, staged: each thread adds up 8 outputs of a row and stores them at
+    // once (16 bytes), where the others store 4 sums 2 bytes at a time.
+    {128, 128, 64, 64, 128, 6, 0, 0, 2, 0, 1, 1},
+    {64, 128, 64, 64, 128, 8, 0, 0, 4, 0, 1, 1},
+    {64, 64, 64, 64, 64, 8, 0, 0, 2, 0, 1, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
@@ -122,22 +136,25 @@ SKB_HD constexpr int mma_smem_bytes(const Tile& t, int elem_bytes, bool ta, bool
 /// writes and the 16-byte reads of a row fall in different banks.
 constexpr int kStagedCols = 64;
 constexpr int kStagedPad = 8;
+constexpr int kStagedPitch = kStagedCols + kStagedPad;  // elements from one staged row to the next
 /// Bytes of one consumer warp's staged outputs: 16 rows of 16-bit elements.
-constexpr int kStagedWarpBytes = 16 * (kStagedCols + kStagedPad) * 2;
+constexpr int kStagedWarpBytes = 16 * kStagedPitch * 2;
 
 /// Where a staged warp's lane puts its two outputs of 8-column group jj and half h of the
 /// fragment (row lane / 4 + 8 h, columns jj * 8 + 2 (lane % 4) and the next): an element offset
 /// into the warp's rows.
 SKB_HD constexpr int staged_pair(int lane, int jj, int h) {
-  return (lane / 4 + 8 * h) * (kStagedCols + kStagedPad) + jj * 8 + lane % 4 * 2;
+  return (lane / 4 + 8 * h) * kStagedPitch + jj * 8 + lane % 4 * 2;
 }
 /// The row (of 16) whose 8 outputs from column staged_col(lane) a lane stores in read i (of 4).
 SKB_HD constexpr int staged_row(int lane, int i) { return i * 4 + lane / 8; }
 SKB_HD constexpr int staged_col(int lane) { return lane % 8 * 8; }
 
 /// Shared memory a staged wgmma tile's consumer warps (bm / 16) hold their outputs in; none for
-/// the others.
-SKB_HD constexpr int wgmma_staging_bytes(const Tile& t) { return t.staged ? t.bm / 16 * kStagedWarpBytes : 0; }
+/// the others, nor for a split one (its sums are in its stages' buffers).
+SKB_HD constexpr int wgmma_staging_bytes(const Tile& t) {
+  return t.staged && t.split == 1 ? t.bm / 16 * kStagedWarpBytes : 0;
+}
 
 /// Shared memory a wgmma tile asks for: STAGES of both operands' 128-byte lines, 1 KiB to start
 /// the buffers on the swizzle's 1024-byte boundary, and a staged tile's outputs.

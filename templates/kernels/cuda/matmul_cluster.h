@@ -30,23 +30,26 @@ __device__ inline float4 load_remote4(const float* p, unsigned rank) {
 }
 
 /// Block q of a cluster of KS, every block of which holds its BM x BN sums (row-major floats) at
-/// `sums` in its shared memory: adds up rows q BM / KS onwards of all of them, four columns at a
-/// time over Threads threads, and hands each run to put(row, col, float[4]) (rows and columns
-/// within the tile). Returns once no block of the cluster reads this one's sums any more.
-template <int BM, int BN, int KS, int Threads, class Put>
+/// `sums` in its shared memory: adds up rows q BM / KS onwards of all of them, Run (4 or 8)
+/// columns at a time over Threads threads, and hands each run to put(row, col, float[Run]) (rows
+/// and columns within the tile). Returns once no block of the cluster reads this one's sums any
+/// more.
+template <int BM, int BN, int KS, int Threads, int Run = 4, class Put>
 __device__ inline void add_up(const float* sums, unsigned q, Put put) {
-  static_assert(BM % KS == 0 && BN % 4 == 0, "a split tile's rows share out among its blocks, in runs of 4");
+  static_assert(Run == 4 || Run == 8, "runs of one or two 16-byte loads");
+  static_assert(BM % KS == 0 && BN % Run == 0, "a split tile's rows share out among its blocks, in whole runs");
   constexpr int kRows = BM / KS;
   sync();  // every block's sums are in place
-  for (int e = threadIdx.x * 4; e < kRows * BN; e += Threads * 4) {
+  for (int e = threadIdx.x * Run; e < kRows * BN; e += Threads * Run) {
     const int row = (int)q * kRows + e / BN, col = e % BN;
-    float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+    float vals[Run] = {};
 #pragma unroll
-    for (int from = 0; from < KS; ++from) {
-      const float4 v = load_remote4(&sums[row * BN + col], from);
-      acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
-    }
-    const float vals[4] = {acc.x, acc.y, acc.z, acc.w};
+    for (int from = 0; from < KS; ++from)
+#pragma unroll
+      for (int h = 0; h < Run; h += 4) {
+        const float4 v = load_remote4(&sums[row * BN + col + h], from);
+        vals[h] += v.x, vals[h + 1] += v.y, vals[h + 2] += v.z, vals[h + 3] += v.w;
+      }
     put(row, col, vals);
   }
   sync();  // no block leaves while another still reads its sums

@@ -170,7 +170,7 @@ template <int BN, class Out>
 __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out& out, int64_t bt, int64_t row0,
                                              int64_t col0, int64_t m, int64_t n, unsigned char* smem) {
   using Y = decltype(out.value(0, 0.f));
-  constexpr int kCols = skb_mm::kStagedCols, kPitch = kCols + skb_mm::kStagedPad;
+  constexpr int kCols = skb_mm::kStagedCols;
   struct alignas(4) Pair {
     Y v[2];
   };
@@ -196,7 +196,7 @@ __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out
       const int r = skb_mm::staged_row(lane, i), col = skb_mm::staged_col(lane);
       const int64_t row = row0 + r, c0 = col0 + chunk * kCols + col;
       if (row >= m) continue;
-      const Y* from = &rows[r * kPitch + col];
+      const Y* from = &rows[r * skb_mm::kStagedPitch + col];
       if (out.whole && c0 + 8 <= n)
         *reinterpret_cast<uint4*>(out.at(bt, row, c0)) = *reinterpret_cast<const uint4*>(from);
       else
@@ -206,17 +206,50 @@ __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out
   }
 }
 
+/// A split tile's run of Run sums of row `row`, columns from c0, into the output: a staged
+/// tile's 8 16-bit outputs in one 16-byte store where the output allows it (out.whole), else an
+/// element at a time.
+template <int Run, class Out>
+__device__ __forceinline__ void store_run(const Out& out, int64_t bt, int64_t row, int64_t c0,
+                                          const float (&vals)[Run]) {
+  using Y = decltype(out.value(0, 0.f));
+  if (row >= out.m) return;
+  if constexpr (Run == 8 && sizeof(Y) == 2) {
+    if (out.whole && c0 + 8 <= out.n) {
+      struct alignas(4) Pair {
+        Y v[2];
+      };
+      uint32_t words[4];
+#pragma unroll
+      for (int w = 0; w < 4; ++w) {
+        const Pair pair{{out.value(c0 + 2 * w, vals[2 * w]), out.value(c0 + 2 * w + 1, vals[2 * w + 1])}};
+        words[w] = *reinterpret_cast<const uint32_t*>(&pair);
+      }
+      // Written out: built from its halves, a uint4's store is split into 4-byte ones.
+      asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(__cvta_generic_to_global(out.at(bt, row, c0))),
+                   "r"(words[0]), "r"(words[1]), "r"(words[2]), "r"(words[3])
+                   : "memory");
+      return;
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < Run; ++i)
+    if (c0 + i < out.n) out(bt, row, c0 + i, vals[i]);
+}
+
 /// The matmul of p with tile kWgmmaTiles[TI] (TA/TB: the operands are transposed) through the
 /// tensor maps of A (ma) and B (mb), 3-D: the contiguous axis, the other, the matrices.
 /// a_batched/b_batched: the operand has one matrix per output batch (else one for all).
-/// store(bt, row, col, acc) writes an output; for a staged tile (kT.staged) of 16-bit outputs,
-/// store.value(col, acc) is the output of a sum, store.at(bt, row, col) its place, and
-/// store.whole says that 8 outputs of a row from a column a multiple of 8 take one 16-byte store.
+/// store(bt, row, col, acc) writes an output; for a staged tile (kT.staged) store.value(col,
+/// acc) is the output of a sum, store.at(bt, row, col) its place, store.m x store.n the
+/// outputs (p.m x p.n), and store.whole says that 8 outputs of a row from a column a multiple
+/// of 8 take one 16-byte store.
 ///
 /// A tile of split KS > 1 (few tiles, a long reduction) is computed by a cluster of KS blocks,
 /// block q of it over the q-th part of the reduction; each then leaves its sums in its shared
 /// memory, and block q adds up rows q BM / KS onwards of all of them (distributed shared
-/// memory) and stores them. Such a kernel is launched with one cluster a tile (__cluster_dims__).
+/// memory) and stores them, 4 a thread, or a staged tile's 8. Such a kernel is launched with one
+/// cluster a tile (__cluster_dims__).
 ///
 /// A multicast tile (MC > 1) is a cluster of MC blocks on MC tiles one above the other, which
 /// share their B: each block loads its 1 / MC of every stage's B into all of theirs, and a stage
@@ -232,7 +265,6 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   static_assert(MC == 1 || (KS == 1 && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
-  static_assert(!kT.staged || KS == 1, "a split tile's outputs leave through its sums");
   __shared__ uint64_t full[S], empty[S];
   extern __shared__ __align__(16) unsigned char skb_smem[];
   // The swizzle repeats every 1024 bytes: buffers start on such a boundary (SKB_LAUNCH asks for 1 KiB more).
@@ -382,25 +414,10 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   if constexpr (KS > 1) {
     // Every block of the cluster has its sums in place; this one adds up its rows of all.
     __syncwarp();  // the producer's first thread rejoins its warp
-    cluster::sync();
-    const float* sums = reinterpret_cast<const float*>(base);
-    constexpr int kRows = BM / KS, kThreads = (BM / 64 + 1) * 128;
-    for (int e = threadIdx.x * 4; e < kRows * BN; e += kThreads * 4) {
-      const int rr = (int)q * kRows + e / BN, col = e % BN;
-      float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-      for (int from = 0; from < KS; ++from) {
-        const float4 v = cluster::load_remote4(&sums[rr * BN + col], from);
-        acc.x += v.x, acc.y += v.y, acc.z += v.z, acc.w += v.w;
-      }
-      const int64_t row = m0 + rr, c0 = n0 + col;
-      if (row >= p.m) continue;
-      const float vals[4] = {acc.x, acc.y, acc.z, acc.w};
-#pragma unroll
-      for (int i = 0; i < 4; ++i)
-        if (c0 + i < p.n) store(bt, row, c0 + i, vals[i]);
-    }
-    cluster::sync();  // no block leaves while another still reads its sums
+    constexpr int kRun = kT.staged ? 8 : 4;
+    cluster::add_up<BM, BN, KS, (BM / 64 + 1) * 128, kRun>(
+        reinterpret_cast<const float*>(base), q,
+        [&](int rr, int col, const float(&vals)[kRun]) { store_run<kRun>(store, bt, m0 + rr, n0 + col, vals); });
   }
   if constexpr (MC > 1) {
     // No block leaves while another may still load into it or arrive on its barriers.
