@@ -162,6 +162,12 @@ __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
 #undef SKB_ACC32
 #undef SKB_ACC8
 
+/// Two neighbouring 16-bit outputs as one 4-byte word.
+template <class Y>
+struct alignas(4) Pair {
+  Y v[2];
+};
+
 /// A staged tile's stores for one consumer warp: its fragment of the tile's 16 rows from row0,
 /// columns from col0, goes 64 columns at a time into the warp's own 16 padded rows of shared
 /// memory (smem), and 8 threads store each row's 64 from there, 16 bytes each where the output
@@ -171,9 +177,6 @@ __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out
                                              int64_t col0, int64_t m, int64_t n, unsigned char* smem) {
   using Y = decltype(out.value(0, 0.f));
   constexpr int kCols = skb_mm::kStagedCols;
-  struct alignas(4) Pair {
-    Y v[2];
-  };
   Y* rows = reinterpret_cast<Y*>(smem);
   const int lane = threadIdx.x % 32;
 #pragma unroll
@@ -184,10 +187,10 @@ __device__ __forceinline__ void store_staged(const float (&d)[BN / 2], const Out
       const int64_t c0 = col0 + chunk * kCols + col;
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        Pair pair;
+        Pair<Y> pair;
         pair.v[0] = c0 < n ? out.value(c0, d[4 * j + 2 * h]) : Y();
         pair.v[1] = c0 + 1 < n ? out.value(c0 + 1, d[4 * j + 2 * h + 1]) : Y();
-        *reinterpret_cast<Pair*>(&rows[skb_mm::staged_pair(lane, jj, h)]) = pair;
+        *reinterpret_cast<Pair<Y>*>(&rows[skb_mm::staged_pair(lane, jj, h)]) = pair;
       }
     }
     __syncwarp();
@@ -216,13 +219,10 @@ __device__ __forceinline__ void store_run(const Out& out, int64_t bt, int64_t ro
   if (row >= out.m) return;
   if constexpr (Run == 8 && sizeof(Y) == 2) {
     if (out.whole && c0 + 8 <= out.n) {
-      struct alignas(4) Pair {
-        Y v[2];
-      };
       uint32_t words[4];
 #pragma unroll
       for (int w = 0; w < 4; ++w) {
-        const Pair pair{{out.value(c0 + 2 * w, vals[2 * w]), out.value(c0 + 2 * w + 1, vals[2 * w + 1])}};
+        const Pair<Y> pair{{out.value(c0 + 2 * w, vals[2 * w]), out.value(c0 + 2 * w + 1, vals[2 * w + 1])}};
         words[w] = *reinterpret_cast<const uint32_t*>(&pair);
       }
       // Written out: built from its halves, a uint4's store is split into 4-byte ones.
@@ -415,7 +415,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
     // Every block of the cluster has its sums in place; this one adds up its rows of all.
     __syncwarp();  // the producer's first thread rejoins its warp
     constexpr int kRun = kT.staged ? 8 : 4;
-    cluster::add_up<BM, BN, KS, (BM / 64 + 1) * 128, kRun>(
+    cluster::add_up<BM, BN, KS, skb_mm::wgmma_threads(kT), kRun>(
         reinterpret_cast<const float*>(base), q,
         [&](int rr, int col, const float(&vals)[kRun]) { store_run<kRun>(store, bt, m0 + rr, n0 + col, vals); });
   }
