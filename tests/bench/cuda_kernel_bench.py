@@ -187,11 +187,9 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
     if plan:
         a = ins[0].transpose(-1, -2) if plan[0] else ins[0]
         b = ins[1].transpose(-1, -2) if plan[1] else ins[1]
-        y = outs["cublas"] = [torch.zeros_like(outs["static"][0])]
-        if torch.matmul(a, b).shape == y[0].shape:
-            fns["cublas"] = lambda: torch.matmul(a, b, out=y[0])
-        else:
-            fns["cublas"] = lambda: y.__setitem__(0, torch.matmul(a, b))
+        y = torch.zeros_like(torch.matmul(a, b))  # cuBLAS's shape may differ from the record's
+        outs["cublas"] = [y]
+        fns["cublas"] = cublas(torch, a, b, y)
     # Launches per sample: --inner, fewer for a call whose slowest variant takes over 40 µs (a
     # sample spans about 2 ms of GPU time; a dynamic 4096³ matmul takes tens of ms a launch).
     slowest_ms = 0.0
@@ -204,15 +202,7 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
         end.synchronize()
         slowest_ms = max(slowest_ms, start.elapsed_time(end))
     inner = max(1, min(args.inner, int(2.0 / max(slowest_ms, 1e-6))))
-    host_us = 0.0  # two warm-up samples of each variant, the second timed on the host
-    for fn in fns.values():
-        for _ in range(2):
-            t0 = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            took = (time.perf_counter() - t0) * 1e6
-            torch.cuda.synchronize()
-        host_us = max(host_us, took)
+    cycles = sleep_cycles(torch, fns.values(), inner, cycles_per_us)
     problems, tol = [], tolerance(rec)
     for name in fns:  # sanity: each variant once into zeroed outputs, against the static one
         for o in outs[name]:
@@ -229,7 +219,6 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
             scale = ref.float().abs().max().item()
             if not agrees(err, scale, tol):
                 problems.append("%s differs: %.3g > %.3g" % (name, err, tol * max(1.0, scale)))
-    cycles = int(cycles_per_us * min(max(SLEEP_US, 2 * host_us), 20000))
     samples = {name: [] for name in fns}
     for r in range(args.reps):
         order = ["static", "dynamic"] if r % 2 == 0 else ["dynamic", "static"]
@@ -246,6 +235,27 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
     f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), inner)
     f.update(label=label(rec), check="; ".join(problems) or "ok")
     return f
+
+
+def cublas(torch, a, b, y):
+    """cuBLAS's launch of a @ b into y (its shape), allocating nothing."""
+    return lambda: torch.matmul(a, b, out=y)
+
+
+def sleep_cycles(torch, fns, inner, cycles_per_us):
+    """The GPU sleep before a sample of inner launches: at least SLEEP_US, and twice what the host
+    took to enqueue such a sample of the slowest of fns (each run as two warm-up samples, the
+    second timed), so that a sample measures GPU time, not launch rate."""
+    host_us = 0.0
+    for fn in fns:
+        for _ in range(2):
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            took = (time.perf_counter() - t0) * 1e6
+            torch.cuda.synchronize()
+        host_us = max(host_us, took)
+    return int(cycles_per_us * min(max(SLEEP_US, 2 * host_us), 20000))
 
 
 def sleep_cycles_per_us(torch):

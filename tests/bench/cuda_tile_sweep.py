@@ -4,7 +4,8 @@ kernel that skb's tile choice built (--lib) against the same kernel built with e
 forced (--candidate LIB, once per candidate, in skb_matmul_plan.h's order: the kernels compiled with
 -DSKB_MATMUL_TILE=i), and against cuBLAS (torch.matmul, TF32 and reduced-precision reductions
 off). Each kernel's output is checked against cuBLAS's first; one that differs is not timed. A
-sample is a GPU sleep, a start event, launches, an end event; the figure is the median of --reps
+sample is a GPU sleep (longer than the host takes to enqueue the sample), a start event, launches
+(cuBLAS's into a tensor it does not allocate), an end event; the figure is the median of --reps
 samples, in µs per launch.
 Prints one row per call: the chosen kernel, every candidate, cuBLAS, and the chosen kernel's time
 over the fastest candidate's and over cuBLAS's. Exit status 0 when every kernel agreed with cuBLAS.
@@ -18,14 +19,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cuda_kernel_bench as ckb  # noqa: E402
 
 
-def timed(torch, fn, reps, cycles):
-    """Median µs of one launch over reps samples of enough launches to span ~1 ms of GPU time."""
+def timed(torch, fn, reps, cycles_per_us):
+    """Median µs of one launch over reps samples of enough launches to span ~1 ms of GPU time, each
+    after a GPU sleep that outlasts the host's enqueueing of it (cuda_kernel_bench's)."""
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     fn()
     end.record()
     end.synchronize()
     inner = max(1, min(50, int(1.0 / max(start.elapsed_time(end), 1e-3))))
+    cycles = ckb.sleep_cycles(torch, [fn], inner, cycles_per_us)
     samples = []
     for _ in range(reps):
         s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -59,7 +62,7 @@ def main():
     L = ckb.load_runtime(args.runtime)
     libs = [args.lib] + args.candidate
     rts = [ckb.open_runtime(L, lib) for lib in libs]
-    cycles = int(ckb.sleep_cycles_per_us(torch) * ckb.SLEEP_US)
+    cycles_per_us = ckb.sleep_cycles_per_us(torch)
     # A candidate is named by its tile's index: the digits its path ends with (lib7: tile7), else its place.
     ends = [re.search(r"(\d+)/*$", c) for c in args.candidate]
     names = ["chosen"] + ["tile" + (e.group(1) if e else str(i)) for i, e in enumerate(ends)]
@@ -75,7 +78,7 @@ def main():
         a = ins[0].transpose(-1, -2) if ta else ins[0]
         b = ins[1].transpose(-1, -2) if tb else ins[1]
         ref = torch.matmul(a, b)
-        cublas = timed(torch, lambda: torch.matmul(a, b), args.reps, cycles)
+        cublas = timed(torch, ckb.cublas(torch, a, b, torch.empty_like(ref)), args.reps, cycles_per_us)
         stream = torch.cuda.current_stream().cuda_stream
         tol, scale = ckb.tolerance(rec), ref.float().abs().max().item()
         times, checks = [], []
@@ -93,7 +96,7 @@ def main():
             torch.cuda.synchronize()
             err = (y.reshape(ref.shape).float() - ref.float()).abs().max().item()
             if ckb.agrees(err, scale, tol):
-                times.append(timed(torch, go, args.reps, cycles))
+                times.append(timed(torch, go, args.reps, cycles_per_us))
             else:  # untimed: a wrong kernel gets no figures from the fit, so the choice never takes it
                 checks.append("%s differs from cuBLAS: %.3g" % (name, err))
                 times.append(None)
