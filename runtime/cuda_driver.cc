@@ -73,6 +73,7 @@ void CudaDriver::open() {
   resolve(handle_, "cuEventRecord", cuEventRecord);
   resolve(handle_, "cuEventSynchronize", cuEventSynchronize);
   resolve(handle_, "cuEventElapsedTime", cuEventElapsedTime);
+  cuLaunchKernelEx = reinterpret_cast<decltype(cuLaunchKernelEx)>(dlsym(handle_, "cuLaunchKernelEx"));
   cuTensorMapEncodeTiled = reinterpret_cast<decltype(cuTensorMapEncodeTiled)>(dlsym(handle_, "cuTensorMapEncodeTiled"));
   Result (*get_version)(int*) = nullptr;
   resolve(handle_, "cuDriverGetVersion", get_version);

@@ -17,8 +17,27 @@ class CudaDriver {
   using Stream = void*;
   using DevicePtr = unsigned long long;
 
-  static constexpr Result kNotFound = 500;              // CUDA_ERROR_NOT_FOUND
-  static constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  static constexpr Result kNotFound = 500;                    // CUDA_ERROR_NOT_FOUND
+  static constexpr int kMaxDynamicSharedSizeBytes = 8;        // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+  static constexpr int kProgrammaticStreamSerialization = 6;  // CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION
+
+  /// CUlaunchAttribute: an attribute's id, and its value (a union of 64 bytes).
+  struct LaunchAttribute {
+    int id;
+    char pad[4];
+    union {
+      char bytes[64];
+      int flag;
+      std::uint64_t align;
+    } value;
+  };
+  /// CUlaunchConfig.
+  struct LaunchConfig {
+    unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+    Stream stream;
+    LaunchAttribute* attrs;
+    unsigned num_attrs;
+  };
 
   /// The driver, initialized, with device 0's primary context retained. Throws
   /// RuntimeError(SKB_ERR_UNSUPPORTED) naming what is missing: the driver library, one of its
@@ -77,6 +96,8 @@ class CudaDriver {
   Result (*cuFuncSetAttribute)(Function, int, int) = nullptr;
   Result (*cuLaunchKernel)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream,
                            void**, void**) = nullptr;
+  /// Null where the driver predates it (CUDA 12): kernels are then launched by cuLaunchKernel.
+  Result (*cuLaunchKernelEx)(const LaunchConfig*, Function, void**, void**) = nullptr;
   Result (*cuStreamSynchronize)(Stream) = nullptr;
   Result (*cuMemAlloc)(DevicePtr*, std::size_t) = nullptr;
   Result (*cuMemFree)(DevicePtr) = nullptr;

@@ -152,6 +152,17 @@ void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* cons
   const unsigned grid = own ? own->grid : grid_, block = own ? own->block : block_;
   const unsigned shared = own ? own->shared_bytes : 0;
   CudaDriver::Scope scope(cuda);
+  if (m.dependent_launch()) {  // its blocks may start while the grid before it finishes; they wait for it
+    CudaDriver::LaunchAttribute dependent{};
+    dependent.id = CudaDriver::kProgrammaticStreamSerialization;
+    dependent.value.flag = 1;
+    const CudaDriver::LaunchConfig config{grid, 1, 1, block, 1, 1, shared, stream, &dependent, 1};
+    cuda.check(cuda.cuLaunchKernelEx(&config, m.symbol(), params, nullptr),
+               fmt::format("cuLaunchKernelEx(grid {}, block {}, {} bytes of shared memory, dependent launch)", grid,
+                           block, shared),
+               SKB_ERR_KERNEL);
+    return;
+  }
   cuda.check(cuda.cuLaunchKernel(m.symbol(), grid, 1, 1, block, 1, 1, shared, stream, params, nullptr),
              fmt::format("cuLaunchKernel(grid {}, block {}, {} bytes of shared memory)", grid, block, shared),
              SKB_ERR_KERNEL);

@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cstring>
+
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
@@ -85,6 +88,20 @@ std::optional<skb_cuda_tma_plan> read_tensor_maps(CudaDriver& cuda, CudaDriver::
   return plan;
 }
 
+// Whether a cuda kernel is launched so that it starts while the grid before it finishes: it
+// says it awaits that grid (skb_awaits), the driver can launch so (cuLaunchKernelEx, CUDA 12),
+// and SKB_CUDA_DEPENDENT_LAUNCH is on (off by default).
+bool launches_dependent(CudaDriver& cuda, CudaDriver::Module module, const IndexEntry& entry) {
+  std::string where;
+  const auto awaits = read_constant<std::uint32_t>(cuda, module, entry, SKB_CUDA_AWAITS_SYMBOL, where);
+  if (awaits && *awaits != 1)
+    throw RuntimeError(SKB_ERR_LOAD,
+                       fmt::format("{}: {}, expected 1 (the kernel awaits the grids before it)", where, *awaits));
+  const char* env = std::getenv("SKB_CUDA_DEPENDENT_LAUNCH");
+  const bool on = env && (std::strcmp(env, "on") == 0 || std::strcmp(env, "1") == 0);
+  return awaits && on && cuda.cuLaunchKernelEx;
+}
+
 }  // namespace
 
 std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
@@ -111,6 +128,7 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
     m->symbol_ = fn;
     m->own_launch_ = read_own_launch(cuda, module, fn, entry);
     m->tensor_maps_ = read_tensor_maps(cuda, module, entry);
+    m->dependent_launch_ = launches_dependent(cuda, module, entry);
     return m;
   }
   std::string sha;

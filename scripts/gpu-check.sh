@@ -14,7 +14,8 @@
 # BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture (sm_90a: the
 # matmuls on wgmma), SKB_SWEEP_TILES and SKB_SWEEP_FLOAT_TILES how many candidates the tile sweep
 # builds (default: every tile of skb_matmul_plan.h's tables), SKB_CUDA_SWEEP_JSON where its times go,
-# SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples.
+# SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples,
+# SKB_CHAIN_LENGTH the dependent-launch chains' kernels (default 20).
 # Exit status: 0 every check passed; 1 a check failed; 2 nothing to run; 77 no GPU here.
 set -euo pipefail
 SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -183,6 +184,16 @@ say "3. static against dynamic kernels, and MatMul against cuBLAS"
 "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" --runtime "$bundle/lib/libskb_runtime.so" \
   --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
   ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
+say "3a. dependent launches (SKB_CUDA_DEPENDENT_LAUNCH=on): chains of static kernels, then MatMul timed again"
+for on in off on; do
+  SKB_CUDA_DEPENDENT_LAUNCH=$on "$python" "$SKB_TOP/tests/tools/cuda_chain_check.py" \
+    --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" || status=1
+done
+"$python" -c 'import json, sys; json.dump([c for c in json.load(open(sys.argv[1])) if "MatMul" in c["op_type"]],
+  open(sys.argv[2], "w"))' "$bundle/bench/calls.json" "$bundle/bench/matmul-calls.json"
+SKB_CUDA_DEPENDENT_LAUNCH=on "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" \
+  --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" --calls "$bundle/bench/matmul-calls.json" \
+  ${SKB_CUDA_BENCH_JSON:+--json "${SKB_CUDA_BENCH_JSON%.json}-dependent.json"} || status=1
 say "3b. the matmul tile sweep: skb's choice against every candidate tile and cuBLAS"
 # One process times every candidate; a candidate that faults leaves its CUDA context broken, and
 # one that hangs holds it. Where the sweep ends so, each candidate is tried alone (its own

@@ -3,37 +3,19 @@
 // SKB_ERR_UNSUPPORTED naming what is missing. A host library needs no driver.
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 
-#include "common/fs.h"
-#include "common/sha256.h"
 #include "skb/runtime.h"
+#include "tests/support/cuda_library.h"
 
 namespace skb::test {
 namespace {
 namespace fs = std::filesystem;
 
-// An installed library of one kernel, its index written as the installer writes it; `launch`
-// is the index entry's launch field ("" for a host kernel).
 fs::path library(const std::string& name, const std::string& launch) {
-  fs::path root = fs::path(SKB_TEST_SCRATCH) / "cuda_runtime" / name;
-  fs::remove_all(root);
-  fs::path lib = root / "opp" / "static_kernel" / "ai_core";  // as the installer lays it out
-  std::string bytes = "not a cubin: never loaded here";
-  fs::create_directories(lib / "static_kernel_1" / "sm_90" / "Relu");
-  common::write_atomic(lib / "static_kernel_1/sm_90/Relu/Relu_1.cubin", bytes);
-  std::string entry = fmt::format(
-      R"({{"binPath": "static_kernel_1/sm_90/Relu/Relu_1.cubin", "binDesc": {{"kernelName": "skb_kernel"}},
-          "skbKey": "{}", "kernelName": "Relu_1", "package": "static_kernel_1", "sha256": "{}",
-          "variant": "static"{}}})",
-      std::string(64, 'a'), common::sha256_hex(bytes), launch.empty() ? "" : ", \"launch\": " + launch);
-  fs::create_directories(lib / "config" / "sm_90");
-  common::write_atomic(lib / "config/sm_90/binary_info_config.json",
-                       fmt::format(R"({{"Relu": {{"staticList": [{}]}}}})", entry));
-  return root;
+  return cuda_library(fs::path(SKB_TEST_SCRATCH) / "cuda_runtime", name, launch, "not a cubin: never loaded here");
 }
 
 const char* kCudaLaunch = R"({"device": "cuda", "grid": 4, "block": 256, "max_grid": 4096})";

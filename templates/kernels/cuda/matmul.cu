@@ -274,6 +274,8 @@ __device__ inline void run_static(const Params& p, skb_args args, const skb_cuda
       return;
     }
   }
+  // The slow paths: a wgmma kernel's entry (SKB_ENTRY_MAPS) has not awaited the prior grids yet.
+  skb_cu::await_prior_grids();
   if (blockDim.x == kTile * kTile)  // not aligned for 16-byte copies, or no tile for these dtypes
     run_tiles(p, args);
   else

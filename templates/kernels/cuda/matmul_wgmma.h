@@ -278,6 +278,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   }
   __syncthreads();
   if constexpr (MC > 1) cluster::sync();  // the other blocks' barriers are ready for this one's loads
+  skb_cu::await_prior_grids();            // nothing above touched global memory
   // Tiles, or for a multicast tile groups of MC tiles one above the other.
   const int64_t tiles = p.batches * skb_mm::ceil_div(p.m, MC * BM) * skb_mm::ceil_div(p.n, BN);
   const unsigned mc_rank = MC > 1 ? cluster::rank() : 0;

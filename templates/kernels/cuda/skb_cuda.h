@@ -69,6 +69,17 @@ __device__ inline float warp_sum(float v) {
   return v;
 }
 
+/// A programmatic dependent launch's two sides (sm_90 and later): wait until the grids before
+/// this one in its stream have finished and their writes are visible, then let the grid after
+/// it start its blocks (which wait in turn). For a kernel not launched that way both are no-ops.
+/// A static kernel calls it before it reads or writes global memory (skb_cuda_abi.h's skb_awaits).
+__device__ inline void await_prior_grids() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 __device__ inline int64_t first_index() { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 __device__ inline int64_t grid_stride() { return (int64_t)gridDim.x * blockDim.x; }
 
@@ -133,19 +144,31 @@ __device__ inline int attr_count(const skb_cuda_call& c, const char* name) {
 #endif
 #define SKB_LAUNCH(grid, block, shared) \
   extern "C" __constant__ skb_cuda_launch skb_launch = {(grid), (block), (shared), 0};
+// A static kernel built for sm_90 or later awaits the grids before it (skb_cu::await_prior_grids)
+// and says so (skb_awaits): the runtime may launch it while they finish.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define SKB_AWAITS extern "C" __constant__ uint32_t skb_awaits = 1;
+#else
+#define SKB_AWAITS
+#endif
 // The static kernel's parameters, a constant checked at compile time.
 #define SKB_STATIC_PARAMS(make_static)                                                                  \
   static_assert(make_static().ok,                                                                       \
                 "skb: the shapes and attributes of this kernel contradict each other (see its .info)"); \
   static __device__ constexpr Params skb_params = make_static();
-#define SKB_ENTRY(make_static, make_dynamic, run) \
-  SKB_STATIC_PARAMS(make_static)                  \
-  extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { run(skb_params, args); }
+#define SKB_ENTRY(make_static, make_dynamic, run)                          \
+  SKB_STATIC_PARAMS(make_static)                                           \
+  SKB_AWAITS                                                               \
+  extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args) { \
+    skb_cu::await_prior_grids();                                           \
+    run(skb_params, args);                                                 \
+  }
 // SKB_TMA(plan) gives it tensor maps (skb_cuda_abi.h); its entry, SKB_ENTRY_MAPS, then calls
-// run(params, args, maps).
+// run(params, args, maps), which awaits the prior grids itself (after its shared memory is set up).
 #define SKB_TMA(...) extern "C" __constant__ skb_cuda_tma_plan skb_tma = __VA_ARGS__;
 #define SKB_ENTRY_MAPS(make_static, run)                                                                       \
   SKB_STATIC_PARAMS(make_static)                                                                               \
+  SKB_AWAITS                                                                                                   \
   extern "C" __global__ void SKB_KERNEL_BOUNDS skb_kernel(skb_args args,                                       \
                                                           const __grid_constant__ skb_cuda_tensor_maps maps) { \
     run(skb_params, args, maps);                                                                               \

@@ -52,6 +52,13 @@ typedef struct skb_cuda_launch {
 
 #define SKB_CUDA_LAUNCH_SYMBOL "skb_launch"
 
+/** A static kernel built for sm_90 or later defines `extern "C" __constant__ uint32_t skb_awaits = 1`
+ * (skb_cuda.h's SKB_AWAITS): before it reads or writes global memory it waits for the grids
+ * before it in its stream to finish (griddepcontrol.wait), then lets the grid after it start
+ * (griddepcontrol.launch_dependents). Such a kernel may be launched as a programmatic dependent
+ * launch, its blocks started while the grid before it finishes. */
+#define SKB_CUDA_AWAITS_SYMBOL "skb_awaits"
+
 /** Tensor maps (TMA, sm_90 and later) a static kernel reads inputs through: the kernel defines
  * `extern "C" __constant__ skb_cuda_tma_plan skb_tma` (skb_cuda.h's SKB_TMA) and takes a second
  * parameter, skb_cuda_tensor_maps. At each launch the runtime encodes map i from maps[i] and the

@@ -1,0 +1,97 @@
+// Programmatic dependent launches, against a pretend GPU driver (fake_cuda_gpu.cc) that logs
+// each launch as cuda.h's structures give it: a static kernel that awaits the grids before it
+// (skb_awaits) is launched by cuLaunchKernelEx with programmatic stream serialization when
+// SKB_CUDA_DEPENDENT_LAUNCH is on, and by cuLaunchKernel otherwise; a kernel that does not say
+// it awaits never is; a kernel that says something else is refused when it loads.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "common/fs.h"
+#include "skb/runtime.h"
+#include "tests/support/cuda_library.h"
+
+namespace skb::test {
+namespace {
+namespace fs = std::filesystem;
+
+const char* kLaunch = R"({"device": "cuda", "grid": 4, "block": 256, "max_grid": 4096})";
+
+class DependentLaunch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    scratch_ = fs::path(SKB_TEST_SCRATCH) / "dependent_launch";
+    fs::create_directories(scratch_);
+    log_ = scratch_ / (name_ + ".log");
+    fs::remove(log_);
+    setenv("SKB_CUDA_DRIVER", SKB_FAKE_CUDA_GPU, 1);
+    setenv("SKB_FAKE_CUDA_LOG", log_.c_str(), 1);
+    unsetenv("SKB_CUDA_DEPENDENT_LAUNCH");
+  }
+  void TearDown() override {
+    unsetenv("SKB_FAKE_CUDA_LOG");
+    unsetenv("SKB_CUDA_DEPENDENT_LAUNCH");
+  }
+
+  // Launches the library's kernel, built as `cubin` says, once; returns the driver's log of it,
+  // or the runtime's error.
+  std::string launch(const std::string& cubin, const char* dependent) {
+    if (dependent) setenv("SKB_CUDA_DEPENDENT_LAUNCH", dependent, 1);
+    const fs::path root = cuda_library(scratch_, name_, kLaunch, cubin);
+    skb_runtime* rt = nullptr;
+    if (skb_runtime_open(root.c_str(), nullptr, &rt) != SKB_OK) return std::string("open: ") + skb_last_error();
+    skb_op* op = nullptr;
+    std::string result;
+    if (int rc = skb_runtime_find(rt, relu_record().c_str(), &op); rc != SKB_OK) {
+      result = "find " + std::to_string(rc) + ": " + skb_last_error();
+    } else {
+      float x[6] = {}, y[6] = {};
+      const void* in[] = {x};
+      void* out[] = {y};
+      result = skb_op_launch(op, in, out, nullptr) == SKB_OK ? common::read_file(log_, 1 << 20)
+                                                             : std::string("launch: ") + skb_last_error();
+    }
+    skb_op_free(op);
+    skb_runtime_close(rt);
+    return result;
+  }
+
+  std::string name_;
+  fs::path scratch_, log_;
+};
+
+TEST_F(DependentLaunch, AKernelThatAwaitsIsLaunchedDependentWhenItIsOn) {
+  EXPECT_EQ(launch("skb_awaits=1\n", "on"), "cuLaunchKernelEx grid=4 block=256 shared=0 attrs=6:1\n");
+}
+
+TEST_F(DependentLaunch, ItIsOffByDefault) {
+  EXPECT_EQ(launch("skb_awaits=1\n", nullptr), "cuLaunchKernel grid=4 block=256 shared=0\n");
+}
+
+TEST_F(DependentLaunch, OffMeansOff) {
+  EXPECT_EQ(launch("skb_awaits=1\n", "off"), "cuLaunchKernel grid=4 block=256 shared=0\n");
+}
+
+TEST_F(DependentLaunch, AKernelThatDoesNotAwaitIsNeverLaunchedDependent) {
+  EXPECT_EQ(launch("", "on"), "cuLaunchKernel grid=4 block=256 shared=0\n");
+}
+
+TEST_F(DependentLaunch, AKernelsOwnLaunchGoesWithIt) {
+  EXPECT_EQ(launch("skb_launch=2,128,1024,0\nskb_awaits=1\n", "on"),
+            "cuLaunchKernelEx grid=2 block=128 shared=1024 attrs=6:1\n");
+}
+
+TEST_F(DependentLaunch, AnythingButOneIsRefusedWhenTheKernelLoads) {
+  std::string error = launch("skb_awaits=2\n", "on");
+  EXPECT_EQ(error.rfind("find 4: ", 0), 0u) << error;
+  EXPECT_NE(error.find("skb_awaits of"), std::string::npos) << error;
+  EXPECT_NE(error.find("2, expected 1"), std::string::npos) << error;
+  error = launch("skb_awaits=1,0\n", "on");
+  EXPECT_NE(error.find("8 bytes, expected 4"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace skb::test
