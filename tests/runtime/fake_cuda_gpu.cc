@@ -1,10 +1,11 @@
 /* A stand-in for libcuda.so.1 with one pretend GPU, for the runtime's launches on a machine
  * without one. A "cubin" is text, a line per constant it defines: `symbol=v0,v1,...` (32-bit
- * values, e.g. `skb_launch=2,128,0,0`). Kernels do not run: each launch appends a line to the
- * file $SKB_FAKE_CUDA_LOG,
+ * values, e.g. `skb_launch=2,128,0,0`). Kernels do not run: each launch, and each attribute set
+ * on a kernel, appends a line to the file $SKB_FAKE_CUDA_LOG,
+ *   cuFuncSetAttribute attr=A value=V
  *   cuLaunchKernel grid=G block=B shared=S
  *   cuLaunchKernelEx grid=G block=B shared=S attrs=ID:FLAG,...
- * Memory is host memory. */
+ * It has no cuTensorMapEncodeTiled (as a driver before CUDA 12). Memory is host memory. */
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -100,7 +101,10 @@ CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, void* module
   *bytes = it->second.size() * sizeof(std::uint32_t);
   return 0;
 }
-CUresult cuFuncSetAttribute(void*, int, int) { return 0; }
+CUresult cuFuncSetAttribute(void*, int attribute, int value) {
+  log_line("cuFuncSetAttribute attr=" + std::to_string(attribute) + " value=" + std::to_string(value));
+  return 0;
+}
 
 CUresult cuLaunchKernel(void*, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                         unsigned shared, void*, void**, void**) {

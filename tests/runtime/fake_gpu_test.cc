@@ -1,8 +1,12 @@
-// Programmatic dependent launches, against a pretend GPU driver (fake_cuda_gpu.cc) that logs
-// each launch as cuda.h's structures give it: a static kernel that awaits the grids before it
-// (skb_awaits) is launched by cuLaunchKernelEx with programmatic stream serialization when
-// SKB_CUDA_DEPENDENT_LAUNCH is on, and by cuLaunchKernel otherwise; a kernel that does not say
-// it awaits never is; a kernel that says something else is refused when it loads.
+// The runtime's cuda launches, against a pretend GPU driver (fake_cuda_gpu.cc) that logs each
+// call that sets up or launches a kernel, reading cuLaunchKernelEx's configuration with CUDA's
+// own cuda.h.
+// - Programmatic dependent launches: a static kernel that awaits the grids before it
+//   (skb_awaits) is launched by cuLaunchKernelEx with programmatic stream serialization when
+//   SKB_CUDA_DEPENDENT_LAUNCH is on, and by cuLaunchKernel otherwise; a kernel that does not say
+//   it awaits never is; a kernel that says something else is refused when it loads.
+// - Loading: a kernel's own launch that asks for more than 48 KiB of shared memory is given it;
+//   one that reads through tensor maps is refused by a driver that cannot encode them.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,14 +23,14 @@ namespace fs = std::filesystem;
 
 const char* kLaunch = R"({"device": "cuda", "grid": 4, "block": 256, "max_grid": 4096})";
 
-class DependentLaunch : public ::testing::Test {
+class OnAFakeGpu : public ::testing::Test {
  protected:
   void SetUp() override {
     name_ = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    scratch_ = fs::path(SKB_TEST_SCRATCH) / "dependent_launch";
+    scratch_ =
+        fs::path(SKB_TEST_SCRATCH) / "fake_gpu" / ::testing::UnitTest::GetInstance()->current_test_suite()->name();
     fs::create_directories(scratch_);
     log_ = scratch_ / (name_ + ".log");
-    fs::remove(log_);
     setenv("SKB_CUDA_DRIVER", SKB_FAKE_CUDA_GPU, 1);
     setenv("SKB_FAKE_CUDA_LOG", log_.c_str(), 1);
     unsetenv("SKB_CUDA_DEPENDENT_LAUNCH");
@@ -39,6 +43,7 @@ class DependentLaunch : public ::testing::Test {
   // Launches the library's kernel, built as `cubin` says, once; returns the driver's log of it,
   // or the runtime's error.
   std::string launch(const std::string& cubin, const char* dependent) {
+    fs::remove(log_);
     if (dependent) setenv("SKB_CUDA_DEPENDENT_LAUNCH", dependent, 1);
     const fs::path root = cuda_library(scratch_, name_, kLaunch, cubin);
     skb_runtime* rt = nullptr;
@@ -62,6 +67,9 @@ class DependentLaunch : public ::testing::Test {
   std::string name_;
   fs::path scratch_, log_;
 };
+
+using DependentLaunch = OnAFakeGpu;
+using KernelLoad = OnAFakeGpu;
 
 TEST_F(DependentLaunch, AKernelThatAwaitsIsLaunchedDependentWhenItIsOn) {
   EXPECT_EQ(launch("skb_awaits=1\n", "on"), "cuLaunchKernelEx grid=4 block=256 shared=0 attrs=6:1\n");
@@ -91,6 +99,22 @@ TEST_F(DependentLaunch, AnythingButOneIsRefusedWhenTheKernelLoads) {
   EXPECT_NE(error.find("2, expected 1"), std::string::npos) << error;
   error = launch("skb_awaits=1,0\n", "on");
   EXPECT_NE(error.find("8 bytes, expected 4"), std::string::npos) << error;
+}
+
+TEST_F(KernelLoad, MoreThan48KiBOfSharedMemoryIsAskedForWhenItLoads) {
+  EXPECT_EQ(launch("skb_launch=2,128,100000,0\n", nullptr),
+            "cuFuncSetAttribute attr=8 value=100000\ncuLaunchKernel grid=2 block=128 shared=100000\n");
+  EXPECT_EQ(launch("skb_launch=2,128,49152,0\n", nullptr), "cuLaunchKernel grid=2 block=128 shared=49152\n");
+}
+
+TEST_F(KernelLoad, TensorMapsADriverCannotEncodeAreRefusedWhenTheKernelLoads) {
+  // skb_cuda_tma_plan: count 1, then map 0 of input 0 (float16, 128-byte swizzle, rank 1).
+  std::string plan = "skb_tma=1,0,0,6,3,1";
+  for (int i = 0; i < 32; ++i) plan += ",0";
+  const std::string error = launch(plan + "\n", nullptr);
+  EXPECT_EQ(error.rfind("find 4: ", 0), 0u) << error;
+  EXPECT_NE(error.find("skb_tma of"), std::string::npos) << error;
+  EXPECT_NE(error.find("has no cuTensorMapEncodeTiled"), std::string::npos) << error;
 }
 
 }  // namespace
