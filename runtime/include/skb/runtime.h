@@ -12,7 +12,9 @@
  * skb has no build or link dependency on CUDA. Without a driver or a GPU, skb_runtime_open
  * fails with SKB_ERR_UNSUPPORTED, and skb_last_error names what is missing. Cuda kernels run on
  * device 0 as the driver numbers them (CUDA_VISIBLE_DEVICES chooses it), in its primary context,
- * the one the CUDA runtime API and the frameworks use.
+ * the one the CUDA runtime API and the frameworks use. With SKB_CUDA_DEPENDENT_LAUNCH=on, a static
+ * kernel built for sm_90 or later is launched as a programmatic dependent launch: its blocks start
+ * while the grid before it on the stream finishes, and wait for it before they touch memory.
  *
  * Thread safety: every function may be called from any thread; an skb_op stays valid (and its
  * kernel loaded) until skb_op_free, even across skb_runtime_reload and skb_runtime_close. */
