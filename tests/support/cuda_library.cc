@@ -19,8 +19,8 @@ fs::path cuda_library(const fs::path& scratch, const std::string& name, const st
   fs::path lib = root / "opp" / "static_kernel" / "ai_core";  // as the installer lays it out
   fs::create_directories(lib / "static_kernel_1" / "sm_90" / "Relu");
   common::write_atomic(lib / "static_kernel_1/sm_90/Relu/Relu_1.cubin", cubin);
-  const std::string key = common::sha256_hex(
-      opmodel::canonical_signature(opmodel::parse_op_record(common::parse_json(relu_record()))));
+  const std::string key =
+      common::sha256_hex(opmodel::canonical_signature(opmodel::parse_op_record(common::parse_json(relu_record()))));
   std::string entry = fmt::format(
       R"({{"binPath": "static_kernel_1/sm_90/Relu/Relu_1.cubin", "binDesc": {{"kernelName": "skb_kernel"}},
           "skbKey": "{}", "kernelName": "Relu_1", "package": "static_kernel_1", "sha256": "{}",
