@@ -180,20 +180,17 @@ say "1. the numpy oracle's calls on the GPU"
   --runtime "$bundle/lib/libskb_runtime.so" --replay "$bundle/bin/skb-replay" || status=1
 say "2. skb-replay on the example dump"
 "$bundle/bin/skb-replay" --install-path "$bundle/bench/lib" "$bundle/bench/dump/example" | tail -3 || status=1
-say "3. static against dynamic kernels, and MatMul against cuBLAS"
+say "3. static against dynamic kernels, MatMul against cuBLAS, and each static kernel launched dependent"
+# --dependent: each static kernel also launched as a programmatic dependent launch
+# (SKB_CUDA_DEPENDENT_LAUNCH=on), in the same paired samples as the plain launch it is set against.
 "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" --runtime "$bundle/lib/libskb_runtime.so" \
-  --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" \
+  --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" --dependent \
   ${SKB_CUDA_BENCH_JSON:+--json "$SKB_CUDA_BENCH_JSON"} || status=1
-say "3a. dependent launches (SKB_CUDA_DEPENDENT_LAUNCH=on): chains of static kernels, then MatMul timed again"
+say "3a. dependent launches (SKB_CUDA_DEPENDENT_LAUNCH=on): chains of static kernels, off then on"
 for on in off on; do
   SKB_CUDA_DEPENDENT_LAUNCH=$on "$python" "$SKB_TOP/tests/tools/cuda_chain_check.py" \
     --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" --calls "$bundle/bench/calls.json" || status=1
 done
-"$python" -c 'import json, sys; json.dump([c for c in json.load(open(sys.argv[1])) if "MatMul" in c["op_type"]],
-  open(sys.argv[2], "w"))' "$bundle/bench/calls.json" "$bundle/bench/matmul-calls.json"
-SKB_CUDA_DEPENDENT_LAUNCH=on "$python" "$SKB_TOP/tests/bench/cuda_kernel_bench.py" \
-  --runtime "$bundle/lib/libskb_runtime.so" --lib "$bundle/bench/lib" --calls "$bundle/bench/matmul-calls.json" \
-  ${SKB_CUDA_BENCH_JSON:+--json "${SKB_CUDA_BENCH_JSON%.json}-dependent.json"} || status=1
 say "3b. the matmul tile sweep: skb's choice against every candidate tile and cuBLAS"
 # One process times every candidate; a candidate that faults leaves its CUDA context broken, and
 # one that hangs holds it. Where the sweep ends so, each candidate is tried alone (its own

@@ -7,13 +7,16 @@ pointers and stream. Paired and alternating, as the host bench: each rep times o
 variant (static first on even reps); a sample is a GPU sleep (so that the host enqueues the whole
 sample while the GPU is held: it measures GPU time, not launch rate), a start event, --inner
 launches (--inner, fewer for slow calls), an end event. Each variant's output is first checked against the static kernel's.
+With --dependent, a fourth variant: the same static kernel launched as a programmatic dependent launch
+(a second runtime whose kernels were found under SKB_CUDA_DEPENDENT_LAUNCH=on), in the same paired samples,
+so that the two ways of launching it are compared on the same GPU at the same time.
 Exit status 0 when every call was timed and every check agreed, 1 otherwise. Needs a CUDA GPU and
 torch; the pure helpers import without torch.
 The library must hold both kernels of every call: skb_runtime_find gives the static one,
 skb_runtime_find_dynamic its twin.
 usage: cuda_kernel_bench.py --runtime libskb_runtime.so --lib INSTALL_PATH --calls CALLS.json
-                            [--reps N] [--inner N] [--json OUT]"""
-import argparse, ctypes, json, math, os, statistics, sys, time
+                            [--dependent] [--reps N] [--inner N] [--json OUT]"""
+import argparse, contextlib, ctypes, json, math, os, statistics, sys, time
 
 TOLERANCE = {"float": 1e-5, "float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2}  # relative to max(1, max|static|)
 TORCH_DTYPE = {"float": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
@@ -74,17 +77,35 @@ def ratio(a, b):
     return a / b if b > 0 else float("inf")
 
 
-def figures(static_ms, dynamic_ms, cublas_ms, inner):
-    """Per-sample elapsed ms (one per rep) -> median µs per launch and median per-rep ratios."""
+def figures(static_ms, dynamic_ms, cublas_ms, inner, dependent_ms=None):
+    """Per-sample elapsed ms (one per rep) -> median µs per launch and median per-rep ratios: static
+    over dynamic, over cuBLAS, and the static kernel launched dependent over it launched plainly and
+    over cuBLAS (None where that variant was not timed)."""
     us = lambda ms: [m * 1000.0 / inner for m in ms]
+    paired = lambda xs, ys: statistics.median([ratio(a, b) for a, b in zip(xs, ys)])
     s, d = us(static_ms), us(dynamic_ms)
-    f = {"static_us": statistics.median(s), "dynamic_us": statistics.median(d),
-         "ratio": statistics.median([ratio(a, b) for a, b in zip(s, d)]), "cublas_us": None, "static_over_cublas": None}
-    if cublas_ms:
-        c = us(cublas_ms)
+    f = {"static_us": statistics.median(s), "dynamic_us": statistics.median(d), "ratio": paired(s, d),
+         "cublas_us": None, "static_over_cublas": None,
+         "dependent_us": None, "dependent_over_static": None, "dependent_over_cublas": None}
+    c = us(cublas_ms) if cublas_ms else None
+    if c:
         f["cublas_us"] = statistics.median(c)
-        f["static_over_cublas"] = statistics.median([ratio(a, b) for a, b in zip(s, c)])
+        f["static_over_cublas"] = paired(s, c)
+    if dependent_ms:
+        p = us(dependent_ms)
+        f["dependent_us"] = statistics.median(p)
+        f["dependent_over_static"] = paired(p, s)
+        if c:
+            f["dependent_over_cublas"] = paired(p, c)
     return f
+
+
+def rotation(rep, variants):
+    """The order of rep's samples: skb's kernels (static, dynamic, and the dependent launch where it
+    is timed) each first in turn, cuBLAS last."""
+    ours = [v for v in ("static", "dynamic", "dependent") if v in variants]
+    k = rep % len(ours)
+    return ours[k:] + ours[:k] + (["cublas"] if "cublas" in variants else [])
 
 
 def geomean(xs):
@@ -93,14 +114,22 @@ def geomean(xs):
 
 
 def table(rows):
+    """The figures of each call, a line each; the dependent launch's columns where it was timed."""
     w = max([len("call")] + [len(r["label"]) for r in rows])
     num = lambda v, fmt: format(v, fmt) if v is not None else ""
-    lines = ["%-*s %11s %11s %14s %11s %13s  %s" % (w, "call", "static µs", "dynamic µs", "static/dynamic",
-                                                     "cuBLAS µs", "static/cuBLAS", "check")]
+    dep = any(r.get("dependent_us") is not None for r in rows)
+    head = "%-*s %11s %11s %14s %11s %13s" % (w, "call", "static µs", "dynamic µs", "static/dynamic", "cuBLAS µs",
+                                               "static/cuBLAS")
+    lines = [head + (" %14s %16s %16s" % ("dependent µs", "dependent/static", "dependent/cuBLAS") if dep else "")
+             + "  check"]
     for r in rows:
-        lines.append("%-*s %11.2f %11.2f %14.3f %11s %13s  %s" % (
+        line = "%-*s %11.2f %11.2f %14.3f %11s %13s" % (
             w, r["label"], r["static_us"], r["dynamic_us"], r["ratio"], num(r["cublas_us"], ".2f"),
-            num(r["static_over_cublas"], ".3f"), r["check"]))
+            num(r["static_over_cublas"], ".3f"))
+        if dep:
+            line += " %14s %16s %16s" % (num(r.get("dependent_us"), ".2f"), num(r.get("dependent_over_static"), ".3f"),
+                                         num(r.get("dependent_over_cublas"), ".3f"))
+        lines.append(line + "  " + r["check"])
     return lines
 
 
@@ -110,8 +139,13 @@ def summary(rows, skipped):
     bad = [r["label"] for r in rows if r["check"] != "ok"]
     lines = ["calls timed: %d (%d skipped)" % (len(rows), len(skipped)),
              "static slower than dynamic (ratio > 1.0): %d%s" % (len(slower), (": " + ", ".join(slower)) if slower else ""),
-             "geometric mean static/dynamic: %.3f" % geomean([r["ratio"] for r in rows]),
-             "output mismatches: %d" % len(bad)]
+             "geometric mean static/dynamic: %.3f" % geomean([r["ratio"] for r in rows])]
+    dep = [r["dependent_over_static"] for r in rows if r.get("dependent_over_static") is not None]
+    if dep:
+        lines.append("dependent launch (SKB_CUDA_DEPENDENT_LAUNCH=on): geometric mean dependent/static %.3f; faster "
+                     "on %d of %d calls, slower on %d" % (geomean(dep), sum(x < 1.0 for x in dep), len(dep),
+                                                         sum(x > 1.0 for x in dep)))
+    lines.append("output mismatches: %d" % len(bad))
     lines += ["FAIL: not timed: %s: %s" % lw for lw in skipped]
     lines += ["FAIL: mismatch: %s: %s" % (r["label"], r["check"]) for r in rows if r["check"] != "ok"]
     return lines, not skipped and not bad
@@ -137,6 +171,26 @@ def find(L, rt, rec, kind):
         L.skb_op_free(op)
         raise RuntimeError("kernel of kind %d on device %d, expected kind %d on cuda (2)" % (k, d, kind))
     return op
+
+
+class dependent_setting:
+    """SKB_CUDA_DEPENDENT_LAUNCH set to on or off while the block runs, as it was after. The runtime
+    reads it when it loads a kernel, which skb_runtime_find does: an op found under on is launched
+    dependent for as long as it lives, whatever the setting is later."""
+
+    def __init__(self, on):
+        self.on = on
+
+    def __enter__(self):
+        self.was = os.environ.get("SKB_CUDA_DEPENDENT_LAUNCH")
+        os.environ["SKB_CUDA_DEPENDENT_LAUNCH"] = "on" if self.on else "off"
+
+    def __exit__(self, *exc):
+        if self.was is None:
+            os.environ.pop("SKB_CUDA_DEPENDENT_LAUNCH", None)
+        else:
+            os.environ["SKB_CUDA_DEPENDENT_LAUNCH"] = self.was
+        return False
 
 
 def load_runtime(path):
@@ -180,7 +234,7 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
         ins.append(u.to(tdt(t)).contiguous())
     stream = torch.cuda.current_stream().cuda_stream
     outs, fns = {}, {}
-    for name, op in zip(("static", "dynamic"), ops):
+    for name, op in zip(("static", "dynamic", "dependent"), ops):
         outs[name] = [torch.zeros(t["shape"], device=dev, dtype=tdt(t)) for t in rec["outputs"]]
         fns[name] = launcher(L, op, ins, outs[name], stream)
     plan = matmul_plan(rec)
@@ -221,8 +275,7 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
                 problems.append("%s differs: %.3g > %.3g" % (name, err, tol * max(1.0, scale)))
     samples = {name: [] for name in fns}
     for r in range(args.reps):
-        order = ["static", "dynamic"] if r % 2 == 0 else ["dynamic", "static"]
-        for name in order + (["cublas"] if "cublas" in fns else []):
+        for name in rotation(r, fns):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             torch.cuda._sleep(cycles)
             start.record()
@@ -232,7 +285,7 @@ def bench_call(torch, L, rec, ops, args, cycles_per_us):
             samples[name].append((start, end))
     torch.cuda.synchronize()
     ms = {name: [s.elapsed_time(e) for s, e in v] for name, v in samples.items()}
-    f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), inner)
+    f = figures(ms["static"], ms["dynamic"], ms.get("cublas"), inner, ms.get("dependent"))
     f.update(label=label(rec), check="; ".join(problems) or "ok")
     return f
 
@@ -276,6 +329,9 @@ def main():
     ap.add_argument("--reps", type=int, default=int(os.environ.get("SKB_CUDA_BENCH_REPS", "15")),
                     help="paired samples per call (default $SKB_CUDA_BENCH_REPS or 15)")
     ap.add_argument("--inner", type=int, default=50, help="launches per timed sample (default 50)")
+    ap.add_argument("--dependent", action="store_true",
+                    help="also time each static kernel launched as a programmatic dependent launch, paired with the "
+                         "others (its kernels found under SKB_CUDA_DEPENDENT_LAUNCH=on, the plain ones under off)")
     ap.add_argument("--json", help="also write the figures to this JSON file")
     ap.add_argument("--min-us", type=float, help="accepted and ignored")
     args = ap.parse_args()
@@ -293,19 +349,28 @@ def main():
     records = distinct(records)
     L = load_runtime(args.runtime)
     rt = open_runtime(L, args.lib)
+    rt_dependent = open_runtime(L, args.lib) if args.dependent else None
+    plain = dependent_setting(False) if args.dependent else contextlib.nullcontext()
     gpu = torch.cuda.get_device_name()
     print("GPU %s; torch %s, CUDA %s; reps %d, inner %d; cuBLAS via torch.matmul, TF32 off, fp16/bf16 reduced-precision "
           "reductions off" % (gpu, torch.__version__, torch.version.cuda, args.reps, args.inner))
     cycles_per_us = sleep_cycles_per_us(torch)
     rows, skipped = [], []
     for rec in records:
-        ops = []
+        ops, stage = [], "static kernel"
         try:
-            ops.append(find(L, rt, rec, 1))
-            ops.append(find(L, rt, rec, 2))
+            with plain:
+                ops.append(find(L, rt, rec, 1))
+                stage = "dynamic kernel"
+                ops.append(find(L, rt, rec, 2))
+            if rt_dependent:
+                stage = "static kernel launched dependent"
+                with dependent_setting(True):
+                    ops.append(find(L, rt_dependent, rec, 1))
+            stage = "run"
             rows.append(bench_call(torch, L, rec, ops, args, cycles_per_us))
         except Exception as e:  # report, count, go on
-            skipped.append((label(rec), "%s: %s" % (("static kernel", "dynamic kernel", "run")[len(ops)], e)))
+            skipped.append((label(rec), "%s: %s" % (stage, e)))
             try:
                 torch.cuda.synchronize()  # nothing queued may outlive its kernel's handle
             except Exception:
@@ -322,7 +387,9 @@ def main():
                        "geomean_ratio": geomean([r["ratio"] for r in rows]),
                        "slower": [r["label"] for r in rows if r["ratio"] > 1.0],
                        "mismatches": sum(r["check"] != "ok" for r in rows)}, f, indent=1)
-    L.skb_runtime_close(rt)
+    for r in (rt, rt_dependent):
+        if r:
+            L.skb_runtime_close(r)
     return 0 if ok else 1
 
 

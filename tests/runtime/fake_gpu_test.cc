@@ -101,6 +101,34 @@ TEST_F(DependentLaunch, AnythingButOneIsRefusedWhenTheKernelLoads) {
   EXPECT_NE(error.find("8 bytes, expected 4"), std::string::npos) << error;
 }
 
+// What cuda_kernel_bench.py --dependent relies on to time both launches in one process: the
+// setting is read when a runtime loads the kernel, and the kernel keeps that launch.
+TEST_F(DependentLaunch, ARuntimeKeepsTheLaunchItsKernelWasLoadedWith) {
+  const fs::path root = cuda_library(scratch_, name_, kLaunch, "skb_awaits=1\n");
+  const std::string record = relu_record();
+  skb_runtime *on = nullptr, *off = nullptr;
+  skb_op *a = nullptr, *b = nullptr, *c = nullptr;
+  setenv("SKB_CUDA_DEPENDENT_LAUNCH", "on", 1);
+  ASSERT_EQ(skb_runtime_open(root.c_str(), nullptr, &on), SKB_OK) << skb_last_error();
+  ASSERT_EQ(skb_runtime_find(on, record.c_str(), &a), SKB_OK) << skb_last_error();
+  setenv("SKB_CUDA_DEPENDENT_LAUNCH", "off", 1);
+  ASSERT_EQ(skb_runtime_open(root.c_str(), nullptr, &off), SKB_OK) << skb_last_error();
+  ASSERT_EQ(skb_runtime_find(off, record.c_str(), &b), SKB_OK) << skb_last_error();
+  ASSERT_EQ(skb_runtime_find(on, record.c_str(), &c), SKB_OK) << skb_last_error();  // loaded under on
+  fs::remove(log_);
+  float x[6] = {}, y[6] = {};
+  const void* in[] = {x};
+  void* out[] = {y};
+  for (skb_op* op : {a, b, c}) EXPECT_EQ(skb_op_launch(op, in, out, nullptr), SKB_OK) << skb_last_error();
+  EXPECT_EQ(common::read_file(log_, 1 << 20),
+            "cuLaunchKernelEx grid=4 block=256 shared=0 attrs=6:1\n"
+            "cuLaunchKernel grid=4 block=256 shared=0\n"
+            "cuLaunchKernelEx grid=4 block=256 shared=0 attrs=6:1\n");
+  for (skb_op* op : {a, b, c}) skb_op_free(op);
+  skb_runtime_close(on);
+  skb_runtime_close(off);
+}
+
 TEST_F(KernelLoad, MoreThan48KiBOfSharedMemoryIsAskedForWhenItLoads) {
   EXPECT_EQ(launch("skb_launch=2,128,100000,0\n", nullptr),
             "cuFuncSetAttribute attr=8 value=100000\ncuLaunchKernel grid=2 block=128 shared=100000\n");
