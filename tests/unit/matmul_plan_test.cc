@@ -222,6 +222,22 @@ TEST(MatmulPlan, AMulticastTileIsAClusterOnTilesOneAboveTheOtherSharingWholeChun
   EXPECT_EQ(skb_mm::blocks(problem(256, 1024, 1024), looped), 2 * 4) << "fewer tiles than multiprocessors";
 }
 
+// What matmul_wgmma.h asserts when it compiles a split tile, here for every candidate.
+TEST(MatmulPlan, ASplitWgmmaTileIsAPortableClusterWhoseSumsFitItsStages) {
+  int split = 0;
+  for (const auto& t : skb_mm::kWgmmaTiles) {
+    if (t.split == 1) continue;
+    SCOPED_TRACE(testing::Message() << t.bm << "x" << t.bn << " split " << t.split);
+    ++split;
+    EXPECT_LE(t.split * t.multicast, 8) << "a cluster of at most 8 blocks (the portable size)";
+    EXPECT_EQ(t.multicast, 1);
+    EXPECT_EQ(t.persistent, 0) << "a cluster a tile";
+    EXPECT_EQ(t.bm % t.split, 0) << "each block adds up whole rows";
+    EXPECT_LE(t.bm * t.bn * 4, t.stages * (t.bm + t.bn) * 128) << "a block's float sums fit in its stages' buffers";
+  }
+  EXPECT_GE(split, 5);
+}
+
 TEST(MatmulPlan, AStagedTileHoldsEachConsumerWarpsOutputsInSharedMemoryBesideItsStages) {
   int staged = 0, staged_split = 0;
   for (const auto& t : skb_mm::kWgmmaTiles) {

@@ -92,6 +92,12 @@ constexpr Tile kWgmmaTiles[] = {
     {128, 128, 64, 64, 128, 6, 0, 0, 2, 0, 1, 1},
     {64, 128, 64, 64, 128, 8, 0, 0, 4, 0, 1, 1},
     {64, 64, 64, 64, 64, 8, 0, 0, 2, 0, 1, 1},
+    // 128 x 128 split over clusters of 4 and 8, staged, with the stages their part of a 1024-deep
+    // reduction needs: on a 256 x 1024 output, half and as many blocks as 64 x 64 split in 2
+    // gives, loading half its operand bytes in all (a block reads its tile's rows of A and
+    // columns of B once per part, so the operands' traffic from L2 goes as 1 / BM + 1 / BN).
+    {128, 128, 64, 64, 128, 4, 0, 0, 4, 0, 1, 1},
+    {128, 128, 64, 64, 128, 2, 0, 0, 8, 0, 1, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
