@@ -4,8 +4,9 @@ kernel (compiled for that exact shape) against its DYNAMIC twin (same op and dty
 run time), and for MatMulV2/BatchMatMulV2 without a bias also cuBLAS (torch.matmul; TF32 and reduced-
 precision fp16/bf16 reductions off), through libskb_runtime's C API (ctypes) on torch's device
 pointers and stream. Paired and alternating, as the host bench: each rep times one sample of each
-variant (static first on even reps); a sample is a GPU sleep (so that the host enqueues the whole
-sample while the GPU is held: it measures GPU time, not launch rate), a start event, --inner
+variant (skb's variants each first in turn, cuBLAS last: rotation); a sample is a GPU sleep (so
+that the host enqueues the whole sample while the GPU is held: it measures GPU time, not launch
+rate), a start event, --inner
 launches (--inner, fewer for slow calls), an end event. Each variant's output is first checked against the static kernel's.
 With --dependent, a fourth variant: the same static kernel launched as a programmatic dependent launch
 (a second runtime whose kernels were found under SKB_CUDA_DEPENDENT_LAUNCH=on), in the same paired samples,

@@ -53,15 +53,19 @@ class OnAFakeGpu : public ::testing::Test {
     if (int rc = skb_runtime_find(rt, relu_record().c_str(), &op); rc != SKB_OK) {
       result = "find " + std::to_string(rc) + ": " + skb_last_error();
     } else {
-      float x[6] = {}, y[6] = {};
-      const void* in[] = {x};
-      void* out[] = {y};
-      result = skb_op_launch(op, in, out, nullptr) == SKB_OK ? common::read_file(log_, 1 << 20)
-                                                             : std::string("launch: ") + skb_last_error();
+      result = launch_op(op) == SKB_OK ? common::read_file(log_, 1 << 20) : std::string("launch: ") + skb_last_error();
     }
     skb_op_free(op);
     skb_runtime_close(rt);
     return result;
+  }
+
+  // Launches the Relu op once on the default stream (the pretend driver runs nothing).
+  static int launch_op(skb_op* op) {
+    float x[6] = {}, y[6] = {};
+    const void* in[] = {x};
+    void* out[] = {y};
+    return skb_op_launch(op, in, out, nullptr);
   }
 
   std::string name_;
@@ -116,10 +120,7 @@ TEST_F(DependentLaunch, ARuntimeKeepsTheLaunchItsKernelWasLoadedWith) {
   ASSERT_EQ(skb_runtime_find(off, record.c_str(), &b), SKB_OK) << skb_last_error();
   ASSERT_EQ(skb_runtime_find(on, record.c_str(), &c), SKB_OK) << skb_last_error();  // loaded under on
   fs::remove(log_);
-  float x[6] = {}, y[6] = {};
-  const void* in[] = {x};
-  void* out[] = {y};
-  for (skb_op* op : {a, b, c}) EXPECT_EQ(skb_op_launch(op, in, out, nullptr), SKB_OK) << skb_last_error();
+  for (skb_op* op : {a, b, c}) EXPECT_EQ(launch_op(op), SKB_OK) << skb_last_error();
   EXPECT_EQ(common::read_file(log_, 1 << 20),
             "cuLaunchKernelEx grid=4 block=256 shared=0 attrs=6:1\n"
             "cuLaunchKernel grid=4 block=256 shared=0\n"
