@@ -115,12 +115,12 @@ fs::path write_temp(const fs::path& path, const std::vector<std::string_view>& c
   tmp += fmt::format(".tmp.{}", ::getpid());
   ::unlink(tmp.c_str());  // a leftover of a killed writer, or a planted symlink: never followed
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
-  if (fd.get() < 0) throw Error(fmt::format("{}: cannot create: {}", tmp.string(), errno_text()));
+  if (fd.get() < 0) throw Error(fmt::format("{}: cannot write: {}", path.string(), errno_text()));
   try {
-    write_all(fd.get(), content, tmp);
+    write_all(fd.get(), content, path);
     if (sync == Sync::kDurable && ::fsync(fd.get()) != 0)
-      throw Error(fmt::format("{}: fsync failed: {}", tmp.string(), errno_text()));
-    if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", tmp.string(), errno_text()));
+      throw Error(fmt::format("{}: fsync failed: {}", path.string(), errno_text()));
+    if (::close(fd.release()) != 0) throw Error(fmt::format("{}: close failed: {}", path.string(), errno_text()));
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;

@@ -331,9 +331,14 @@ void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cac
 
 std::vector<CompileStep> planned_steps(const fs::path& build_dir) {
   fs::path plan_file = build_dir / "plan.json";
+  return planned_steps(build_dir, common::read_file(plan_file, std::size_t(1) << 30));
+}
+
+std::vector<CompileStep> planned_steps(const fs::path& build_dir, std::string_view plan_text) {
+  fs::path plan_file = build_dir / "plan.json";
   std::vector<CompileStep> steps;
   try {
-    Json plan = common::parse_json(common::read_file(plan_file, std::size_t(1) << 30));
+    Json plan = common::parse_json(plan_text);
     for (const Json& k : plan.at("kernels")) {
       CompileStep s;
       s.dir = build_dir / kKernelDir;

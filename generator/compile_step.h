@@ -1,6 +1,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/diag.h"
@@ -64,6 +65,8 @@ void prefetch_kernels(const std::vector<CompileStep>& steps, const std::filesyst
 
 /// The compile steps of a build folder's plan.json, for prefetch_kernels.
 std::vector<CompileStep> planned_steps(const std::filesystem::path& build_dir);
+/// The same of plan.json's next text, before it is written.
+std::vector<CompileStep> planned_steps(const std::filesystem::path& build_dir, std::string_view plan_text);
 
 /// Why a kernel store's entry cannot stand for this step's kernel, or "" when it can: its build
 /// record must be exactly the one this step would write for the entry's binary and sidecar,

@@ -1,6 +1,8 @@
 #include "generator/generate.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -8,6 +10,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "common/error.h"
@@ -130,6 +133,31 @@ void write_infos(const fs::path& kdir, const std::vector<Kernel>& kernels, unsig
   if (failure) std::rethrow_exception(failure);
 }
 
+// Files written together: each is written beside its place when added (so that a failure, a
+// missing folder or a full disk, comes before any replaces its old version) and all are renamed
+// into place by commit(), in the order added. Unchanged files are left alone (their mtimes are
+// what ninja's restat reads); what is not committed leaves no temp file.
+class Staged {
+ public:
+  /// Whether path will change.
+  bool add(const fs::path& path, std::string_view content) {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw Error(fmt::format("{}: is a folder, where a file goes: move it away or choose another output folder",
+                              path.string()));
+    auto w = common::prepare_if_changed(path, content, 0644, common::Sync::kAtomic);
+    if (w) writes_.push_back(std::move(*w));
+    return w.has_value();
+  }
+  void commit() {
+    for (auto& w : writes_) w.commit();
+    writes_.clear();
+  }
+
+ private:
+  std::vector<common::PreparedWrite> writes_;
+};
+
 std::string plan_json(const Plan& plan, const Toolchain& tc) {
   common::Json kernels = common::Json::array();
   for (const Kernel& k : plan.kernels) {
@@ -239,8 +267,6 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   fs::create_directories(kdir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create: {}", kdir.string(), ec.message()));
 
-  tidy_kernel_dir(kdir, plan, tc.suffix);
-  constexpr auto kDerived = common::Sync::kAtomic;  // see write_infos
   write_infos(kdir, plan.kernels, threads);
 
   ManifestInputs in;
@@ -274,8 +300,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 
-  common::write_if_changed(out / "plan.json", plan_json(plan, tc), kDerived);
-  common::write_if_changed(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n", kDerived);
+  const std::string plan_text = plan_json(plan, tc);
   std::optional<common::Json> cache_stats = write_cache_config(out, o, local, diag);
   in.cache = cache_stats.has_value();
   in.quiet = o.report_quiet;
@@ -284,13 +309,18 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     // A one-shot build (the op_compiler entry's): the store is looked in now, in this process,
     // and only what it lacks gets a compile step.
     fs::path cache_dir = out / store::kCacheDir;
-    prefetch_kernels(planned_steps(out), cache_dir, cache_dir / store::kLookupStamp, diag);
+    prefetch_kernels(planned_steps(out, plan_text), cache_dir, cache_dir / store::kLookupStamp, diag);
     in.prebuilt.emplace();
     for (const Kernel& k : plan.kernels)
       if (fs::exists(cache_dir / "fetched" / k.name, ec)) in.prebuilt->insert(k.name);
   }
-  common::write_if_changed(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr),
-                           kDerived);
+  // The generation's files are all written beside their places before any replaces the last
+  // one's, build.ninja last: a failure before then leaves the folder as it was, never a plan of
+  // one generation beside the graph of another.
+  Staged staged;
+  staged.add(out / "plan.json", plan_text);
+  staged.add(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n");
+  staged.add(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr));
   if (!o.depfile.empty()) {
     // For a build that runs this generation as one step (CMake's DEPFILE): its output is the
     // package note, or build.ninja when there is no packaging step.
@@ -305,10 +335,12 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     };
     std::string text = escape((out / (in.skb_package.empty() ? "build.ninja" : "package.json")).string()) + ":";
     for (const auto& p : in.regen_inputs) text += " \\\n  " + escape(p.string());
-    common::write_if_changed(fs::absolute(o.depfile), text + "\n", kDerived);
+    staged.add(fs::absolute(o.depfile), text + "\n");
   }
   Outcome outcome;
-  outcome.manifest_written = common::write_if_changed(out / "build.ninja", write_manifest(plan, tc, in), kDerived);
+  outcome.manifest_written = staged.add(out / "build.ninja", write_manifest(plan, tc, in));
+  staged.commit();
+  tidy_kernel_dir(kdir, plan, tc.suffix);
   outcome.files_rejected = scan.rejected.size();
   outcome.kernels = plan.kernels.size();
   diag.note(summary_text(scan, plan));

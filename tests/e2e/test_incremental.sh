@@ -24,6 +24,15 @@ expect_eq "$(sha256sum out/build.ninja)" "$before_sum" "build.ninja bytes"
 expect_eq "$(mtime out/build.ninja)" "$before_time" "build.ninja mtime"
 expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after a rerun of the generator"
 
+step "a regeneration that fails changes nothing: the last plan, summary and graph stay together"
+make_dump more --ranks 1 --seqs 24 --hidden 16 --heads 2
+before=$(sha256sum out/plan.json out/summary.json out/build.ninja)
+rc=0; skb-generate -p dump -p more -o out --toolchain "$TC" -q --depfile "$PWD/missing/out.d" 2>err || rc=$?
+expect_eq "$rc" 1 "skb-generate with a depfile in a missing folder"
+grep -q "missing/out.d: cannot write" err || fail "the error does not name the depfile: $(cat err)"
+expect_eq "$(sha256sum out/plan.json out/summary.json out/build.ninja)" "$before" "the last generation's files"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after a failed regeneration"
+
 step "one new shape in one rank: ninja alone regenerates and compiles exactly one kernel"
 proc=$(ls -d dump/*_outputs | head -1)
 opdir=$(ls -d "$proc"/*_opcompile)
