@@ -157,6 +157,10 @@ int run(const Args& a, const common::Diag& diag) {
                 m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
     return kExitOk;
   }
+  // The stub checked the installer it unpacked; the bytes of one that the library's copy stood in
+  // for are checked here, so that a .run that --check refuses is never extracted or installed.
+  if (a.work_file.empty() && a.node_lock.empty())
+    if (RunFile run_file(a.run_file); run_file.installer.size) verify_payload_hash(run_file.installer);
   if (!a.extract.empty()) {
     verify_payload_hash(src);
     fs::path dest = fs::absolute(a.extract).lexically_normal() / a.package_name;

@@ -243,7 +243,9 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
   std::string name = program_name(a);
   std::vector<option> longs;
   std::string shorts = "+:";
+  const bool from_package = !a.package_name.empty();
   for (const UserOption& o : kUserOptions) {
+    if (o.id == kUninstallAll && from_package) continue;  // the bare installer's only: see print_help
     longs.push_back({o.name, o.value ? required_argument : no_argument, nullptr, o.id});
     if (o.short_name) shorts += o.short_name;
   }
@@ -268,7 +270,7 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
     at = -1;
     switch (id) {
       case kHelp:
-        print_help(name, !a.package_name.empty(), a.lock_timeout);
+        print_help(name, from_package, a.lock_timeout);
         return kExitOk;
       case kVersion:
         std::printf("%s (skb %s)\n", name.c_str(), common::kVersion);

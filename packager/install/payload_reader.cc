@@ -266,9 +266,7 @@ void verify_run_file(int fd, std::uint64_t header_len, std::uint64_t total) {
   verify_range(fd, 0, header_len, std::string_view(line, sizeof line - 1), "header");
 }
 
-void verify_payload_hash(const PayloadSource& src) {
-  verify_range(src.fd, src.offset, src.size, src.sha256, "payload");
-}
+void verify_payload_hash(const PayloadSource& src) { verify_range(src.fd, src.offset, src.size, src.sha256, src.what); }
 
 PayloadManifest read_manifest(const PayloadSource& src) {
   ReadArchive ar(src, 0);

@@ -25,7 +25,8 @@ struct PayloadSource {
   std::uint64_t offset = 0;
   std::uint64_t size = 0;
   std::string sha256;
-  std::string package;  // the package name the .run's (verified) header gives, when known
+  std::string package;           // the package name the .run's (verified) header gives, when known
+  const char* what = "payload";  // which part of the .run the bytes are, for errors
 };
 
 /// Fills buf[0, n) from fd at offset, across short reads and EINTR; false when the file ends first.

@@ -27,8 +27,12 @@ RunFile::RunFile(const std::filesystem::path& path) {
   verify_run_file(fd_, header_len, total);  // from here, the header's values are its own
   signature_size = run_header_number(header, "skb_signature_size");
   package = run_header_value(header, "skb_package");
-  installer = {fd_, run_header_number(header, "skb_installer_offset"), run_header_number(header, "skb_installer_size"),
-               run_header_value(header, "skb_installer_sha256"), "installer"};
+  installer = {fd_,
+               run_header_number(header, "skb_installer_offset"),
+               run_header_number(header, "skb_installer_size"),
+               run_header_value(header, "skb_installer_sha256"),
+               "",
+               "installer"};
   payload = {fd_, run_header_number(header, "skb_payload_offset"), run_header_number(header, "skb_payload_size"),
              run_header_value(header, "skb_payload_sha256"), package};
   installer_unpacked_sha256 = run_header_field(header, "skb_installer_unpacked_sha256").value_or("");

@@ -126,6 +126,10 @@ sh "$A" --install-path="$PWD/lib3" --force -q
 expect_eq "$(owners lib3)" "$pa=$na $pb=$((nb - na))" "owners after B then A again"
 sh "$A" --install-path="$PWD/lib3" --uninstall -q
 expect_eq "$(owners lib3)" "$pb=$nb" "owners after uninstalling A with the .run"
+rc=0; sh "$A" --install-path="$PWD/lib3" --uninstall-all -q 2>err || rc=$?
+expect_eq "$rc" 2 "a package given --uninstall-all (the bare installer's option)"
+grep -q "unknown option --uninstall-all" err || fail "the refusal does not name the option: $(cat err)"
+expect_eq "$(owners lib3)" "$pb=$nb" "owners after a package was given --uninstall-all"
 sh "$(lib_root lib3)/uninstall.sh" -q || fail "the library's uninstall.sh failed"
 [ ! -e "$(lib_root lib3)" ] || fail "ai_core/ is left after the last package went: $(ls -A "$(lib_root lib3)")"
 [ -f "$(dirname "$(lib_root lib3)")/.ai_core.lock" ] || fail "the lock file was deleted"

@@ -130,6 +130,17 @@ if sh truncated.run --check >/dev/null 2>&1; then fail "--check accepted a trunc
 { cat "$run"; printf x; } > extended.run
 if sh extended.run --check >/dev/null 2>&1; then fail "--check accepted trailing bytes"; fi
 echo "    $(echo $positions | wc -w) flips, a truncation and an extension: all refused"
+# Where the library holds the same installer, the stub runs that copy, not the package's: a flip
+# in the package's installer is still refused, as --check refuses it, and changes nothing.
+sh "$run" --install-path="$PWD/held_lib" -q
+[ -x held_lib/opp/static_kernel/ai_core/bin/skb-install ] || fail "the library holds no installer"
+held_before=$(find held_lib -type f -exec sha256sum {} + | sort)
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[int(sys.argv[2])] ^= 0x20; open("flipped.run", "wb").write(d)' \
+  "$run" $((ioff + 5000))
+rc=0; sh flipped.run --install-path="$PWD/held_lib" --force 2>held.err || rc=$?
+expect_eq "$rc" 3 "install of a package whose installer was flipped, the library's copy running"
+grep -q "installer checksum mismatch" held.err || fail "the error does not name the installer: $(cat held.err)"
+expect_eq "$(find held_lib -type f -exec sha256sum {} + | sort)" "$held_before" "the library after a refused install"
 
 step "installs with env -i PATH=/usr/bin:/bin, no prompt without a terminal"
 env -i PATH=/usr/bin:/bin sh "$run" --install-path="$PWD/envi" </dev/null >/dev/null 2>&1 || fail "env -i install failed"
