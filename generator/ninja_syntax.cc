@@ -1,17 +1,31 @@
 #include "generator/ninja_syntax.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "common/error.h"
+
 namespace skb::generator {
+namespace {
+
+// A line break ends a Ninja statement wherever it stands (`$` before one continues the line and
+// drops it): a word holding one cannot be written, only refused.
+void refuse_line_breaks(std::string_view word) {
+  if (word.find_first_of("\n\r") != std::string_view::npos)
+    throw common::Error(
+        fmt::format("{:?}: a line break in a path or argument cannot be written into build.ninja; "
+                    "rename it",
+                    word));
+}
+
+}  // namespace
 
 std::string ninja_path(std::string_view path) {
+  refuse_line_breaks(path);
   std::string out;
   for (char c : path) {
     if (c == '$' || c == ' ' || c == ':') out += '$';
-    if (c == '\n') {
-      out += "$\n";  // never produced: paths are validated; kept total for safety
-      continue;
-    }
     out += c;
   }
   return out;
@@ -37,6 +51,7 @@ std::string ninja_command(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& w : words) {
     if (w.empty()) continue;
+    refuse_line_breaks(w);
     if (!out.empty()) out += ' ';
     // $name, optionally followed by plain text and more variables ($out.rsp, $k/$n.info): Ninja
     // variables, kept as they are

@@ -40,4 +40,14 @@ for f in "$corpus"/toolchain_profile/hostile_*; do
   m=$((m + 1))
 done
 echo "    $n hostile records and $m hostile profiles refused"
+
+step "a dump folder whose name holds a line break and Ninja statements"
+d=$'named/x\nrule pwn\n  command = touch PWNED\nbuild pwn.stamp: pwn\n#'
+mkdir -p "$d"
+cp -r dump/. "$d/"
+rc=0; skb-generate -p "$d" -o named_out -q 2>named.err || rc=$?
+expect_eq "$rc" 1 "skb-generate of a folder named with a line break"
+grep -q "a line break in a path or argument cannot be written into build.ninja" named.err ||
+  fail "the refusal does not say why: $(cat named.err)"
+[ ! -e named_out/build.ninja ] || fail "a build.ninja was written: $(grep -c pwn named_out/build.ninja) lines name pwn"
 echo PASS

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "generator/ninja_syntax.h"
 
 namespace skb::generator {
@@ -23,6 +24,19 @@ TEST(NinjaSyntax, CommandQuotesThenEscapesDollars) {
   // Words of Ninja variables joined by plain text stay as they are; anything else is quoted.
   EXPECT_EQ(ninja_command({"$k/$n.info", "$k/$n.info;x", "$k/$", "-L$k/lib", "$1x"}),
             "$k/$n.info '$$k/$$n.info;x' '$$k/$$' '-L$$k/lib' $1x");
+}
+
+TEST(NinjaSyntax, ALineBreakIsRefusedNotWritten) {
+  // "x\nrule pwn" would end the statement and start a rule of the path's own.
+  EXPECT_THROW(ninja_path("/dumps/x\nrule pwn\n  command = touch PWNED"), common::Error);
+  EXPECT_THROW(ninja_path("/dumps/x\r"), common::Error);
+  EXPECT_THROW(ninja_command({"skb-generate", "-p", "/dumps/x\nbuild pwn: phony"}), common::Error);
+  try {
+    ninja_path("/a\nb");
+  } catch (const common::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("\"/a\\nb\""), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ninja_path("/a\tb"), "/a\tb");
 }
 
 }  // namespace
