@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -11,6 +13,7 @@
 #include "common/process.h"
 #include "common/sha256.h"
 #include "generator/soc_table.h"
+#include "generator/template_includes.h"
 #include "generator/toolchain_profile.h"
 #include "opmodel/op_record.h"
 
@@ -55,6 +58,25 @@ std::string script_identity(const fs::path& compiler) {
   std::ifstream(compiler, std::ios::binary).read(magic, 2);
   if (magic[0] != '#' || magic[1] != '!') return "";
   return fmt::format("\n[the compiler is a script of sha256 {}]", common::sha256_file(compiler));
+}
+
+// Every file of the templates' tree (the template folder's parent) that a template includes must be
+// one of /headers, whose bytes are in every kernel's name: one it does not list would be compiled
+// in unnoticed, and a rebuild, or a kernel store, would give the kernels of its old bytes under
+// the same names.
+void check_headers_listed(const Toolchain& tc, const ProfileSpec& p, const fs::path& template_dir) {
+  std::set<fs::path> listed;
+  for (const auto& h : p.headers) listed.insert((template_dir / h).lexically_normal());
+  std::vector<fs::path> sources(listed.begin(), listed.end());
+  for (const auto& [type, t] : tc.ops) sources.push_back(t.source);
+  std::sort(sources.begin(), sources.end());
+  sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
+  for (const Include& i : tree_includes(sources, include_dirs_of(tc.command), template_dir.parent_path()))
+    if (!listed.count(i.file) && std::find(sources.begin(), sources.end(), i.file) == sources.end())
+      throw FieldError("/headers",
+                       fmt::format("expected every file the templates include to be listed: {} includes "
+                                   "{}, which is not (a change to it would rebuild no kernel); add \"{}\"",
+                                   i.by.string(), i.file.string(), i.file.lexically_relative(template_dir).string()));
 }
 
 // Resolves a validated profile on this machine: finds the compiler and the templates, runs the
@@ -139,6 +161,7 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
     tc.inputs.push_back(t.source);
     tc.ops.emplace(op.type, std::move(t));
   }
+  check_headers_listed(tc, p, template_dir);
   tc.identity = key.identity();
   std::sort(tc.inputs.begin(), tc.inputs.end());
   tc.inputs.erase(std::unique(tc.inputs.begin(), tc.inputs.end()), tc.inputs.end());

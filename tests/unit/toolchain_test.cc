@@ -62,6 +62,39 @@ TEST(Toolchain, AnyKernelSuffixOrNoneLoads) {
   }
 }
 
+// A file of the templates' tree that a template includes, itself or through a header, beside it or
+// by an -I folder, must be listed in /headers: its bytes are then in every kernel's name.
+TEST(Toolchain, AnIncludedFileTheProfileDoesNotListIsRefused) {
+  auto error_with = [](const std::string& k_cc, const Json& headers) {
+    fs::path dir = test::scratch_dir();
+    test::write_text(dir / "k.cc", k_cc);
+    test::write_text(dir / "mine.h", "#include \"sub/deeper.h\"\n");
+    test::write_text(dir / "sub/deeper.h", "int deeper;\n");
+    test::write_text(dir / "inc/found.h", "int found;\n");
+    Json p = minimal_profile();
+    p["flags"] = {"-O1", "-I{template_dir}/inc"};
+    p["headers"] = headers;
+    test::write_text(dir / "p.json", p.dump());
+    try {
+      load_toolchain((dir / "p.json").string(), SKB_TEST_TEMPLATES, "", {});
+      return std::string();
+    } catch (const common::Error& e) {
+      return std::string(e.what());
+    }
+  };
+  std::string e = error_with("#include \"mine.h\"\nint x;", Json::array());
+  EXPECT_NE(e.find("/headers: expected every file the templates include to be listed"), std::string::npos) << e;
+  EXPECT_NE(e.find("k.cc includes"), std::string::npos) << e;
+  EXPECT_NE(e.find("add \"mine.h\""), std::string::npos) << e;
+  e = error_with("  #  include \"mine.h\" // a comment\nint x;", {"mine.h"});  // mine.h's own include
+  EXPECT_NE(e.find("add \"sub/deeper.h\""), std::string::npos) << e;
+  EXPECT_EQ(error_with("#include \"mine.h\"\nint x;", {"mine.h", "sub/deeper.h"}), "");
+  e = error_with("#include \"found.h\"\n", Json::array());  // by the -I folder
+  EXPECT_NE(e.find("add \"inc/found.h\""), std::string::npos) << e;
+  // The compiler's own headers, and names found nowhere, are not the tree's.
+  EXPECT_EQ(error_with("#include <mine.h>\n#include \"stdio.h\"\n#include \"nowhere.h\"\n", Json::array()), "");
+}
+
 TEST(Toolchain, BadFieldsAreNamed) {
   Json p = minimal_profile();
   p["suffix"] = "so";
