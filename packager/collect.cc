@@ -31,6 +31,17 @@ Json parse_file(const fs::path& p, const std::string& text) {
   throw Error(text + "\n(" + hint + ")");
 }
 
+// A kernel whose files do not match its build record is forgotten: its record goes, so that the
+// next `ninja` sees the compile step's output missing and compiles it again (a damaged binary with
+// a recent mtime, or one edited in place, is otherwise up to date to ninja, and no package could
+// ever be made). Its name is the part of a problem before ": ".
+void forget_kernels(const fs::path& kdir, const std::vector<std::string>& problems) {
+  for (const auto& p : problems) {
+    std::string name = p.substr(0, p.find(": "));
+    if (opmodel::is_identifier(name)) common::remove_file(kdir / (name + ".json"));
+  }
+}
+
 // The compiler's sidecar of a kernel in kernel_meta, as the compile step names it.
 constexpr const char* kSidecarSuffix = ".sidecar.json";
 
@@ -84,7 +95,7 @@ Collected collect_kernels(const fs::path& build_dir) {
   const int core_type = plan.value("core_type", 0);
   const std::uint32_t block_dim = plan.value("block_dim", 1u);
   std::string suffix = plan.value("suffix", ".so");
-  std::vector<std::string> problems;
+  std::vector<std::string> problems, damaged;  // not built; built, but not as their records say
   fs::path kdir = build_dir / "kernel_meta";
   for (const auto& k : plan.at("kernels")) {
     std::string name = k.at("name").get<std::string>();
@@ -97,7 +108,13 @@ Collected collect_kernels(const fs::path& build_dir) {
       continue;
     }
     std::string record_text = common::read_file(record_path, 1 << 20);
-    Json record = parse_file(record_path, record_text);
+    Json record;
+    try {
+      record = common::parse_json(record_text);
+    } catch (const common::FieldError& e) {
+      damaged.push_back(fmt::format("{}: {}: {}", name, record_path.filename().string(), e.describe()));
+      continue;
+    }
     std::string want = record.value("sha256", "");
     std::uintmax_t want_size = record.value("size", std::uintmax_t{0});
     std::error_code ec;
@@ -107,7 +124,7 @@ Collected collect_kernels(const fs::path& build_dir) {
       continue;
     }
     if (size != want_size) {
-      problems.push_back(
+      damaged.push_back(
           fmt::format("{}: binary does not match its record (size {}, recorded {})", name, size, want_size));
       continue;
     }
@@ -158,7 +175,7 @@ Collected collect_kernels(const fs::path& build_dir) {
       fs::path side = kdir / (name + kSidecarSuffix);
       std::string side_text = common::read_file(side, 16 << 20);
       if (common::sha256_hex(side_text) != record.at("sidecar").value("sha256", "")) {
-        problems.push_back(fmt::format("{}: sidecar {} does not match its record", name, side.filename().string()));
+        damaged.push_back(fmt::format("{}: sidecar {} does not match its record", name, side.filename().string()));
         continue;
       }
       texts.push_back({side, name + ".json", std::move(side_text)});
@@ -173,6 +190,8 @@ Collected collect_kernels(const fs::path& build_dir) {
       c.files.push_back({t.source, dir + t.name, std::move(t.text), "", ""});
     }
   }
+  forget_kernels(kdir, damaged);
+  problems.insert(problems.end(), damaged.begin(), damaged.end());
   if (!problems.empty())
     cannot_pack(problems, plan.at("kernels").size(), "run `ninja -C " + build_dir.string() + "` to build them");
   auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
@@ -183,8 +202,11 @@ Collected collect_kernels(const fs::path& build_dir) {
   return c;
 }
 
-void refuse_mismatches(const std::vector<std::string>& mismatches, std::size_t planned) {
-  if (!mismatches.empty()) cannot_pack(mismatches, planned, "they changed after they were built: run ninja again");
+void refuse_mismatches(const fs::path& build_dir, const std::vector<std::string>& mismatches, std::size_t planned) {
+  if (mismatches.empty()) return;
+  forget_kernels(build_dir / "kernel_meta", mismatches);
+  cannot_pack(mismatches, planned,
+              "they changed after they were built: run `ninja -C " + build_dir.string() + "` to build them again");
 }
 
 }  // namespace skb::packager

@@ -26,10 +26,13 @@ struct Collected {
 /// Reads OUT/plan.json and every planned kernel's record, binary size and signature. The
 /// manifest lists each binary with the sha256 of its record: the bytes packed must be confirmed
 /// to hash to it (ReadAhead) before the package is published. Throws Error listing every kernel
-/// that is not built.
+/// that is not built, or whose files do not match its record: the record of each of those is
+/// removed, so that the next ninja builds it again.
 Collected collect_kernels(const std::filesystem::path& build_dir);
 
-/// Throws Error listing the binaries whose packed bytes did not match their records, if any.
-void refuse_mismatches(const std::vector<std::string>& mismatches, std::size_t planned);
+/// Throws Error listing the binaries whose packed bytes did not match their records, if any, and
+/// removes those records (as collect_kernels does).
+void refuse_mismatches(const std::filesystem::path& build_dir, const std::vector<std::string>& mismatches,
+                       std::size_t planned);
 
 }  // namespace skb::packager

@@ -203,7 +203,7 @@ PackageResult make_package(const PackageOptions& o) {
   std::vector<SourceFile> carried;  // what the payload holds: a delta leaves its base's files out
   for (std::size_t i = 0; i < c.files.size(); ++i)
     if (c.manifest.files[i].carried) carried.push_back(c.files[i]);
-  refuse_mismatches(write_payload(payload.path, manifest_json(c.manifest), carried, o.compression, epoch),
+  refuse_mismatches(o.build_dir, write_payload(payload.path, manifest_json(c.manifest), carried, o.compression, epoch),
                     c.manifest.kernels.size());
 
   StubInput si;

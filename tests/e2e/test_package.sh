@@ -92,7 +92,8 @@ printf 'X' | dd of="$victim" bs=1 seek=100 conv=notrunc 2>/dev/null
 if skb-package damaged -o damaged_pkg -q 2>damaged.err; then fail "packed a damaged kernel"; fi
 grep -q "$(basename "$victim" .so): binary does not match its record" damaged.err || fail "damaged kernel not named: $(cat damaged.err)"
 [ -z "$(ls damaged_pkg 2>/dev/null)" ] || fail "something was written: $(ls damaged_pkg)"
-rm "$victim"
+[ ! -e "${victim%.so}.json" ] || fail "the damaged kernel's record is kept: the next ninja would not build it again"
+rm "$(ls damaged/kernel_meta/*.so | tail -1)"
 if skb-package damaged -o damaged_pkg -q 2>damaged.err; then fail "packed without a kernel"; fi
 grep -q "is missing" damaged.err || fail "missing kernel not named"
 
@@ -292,4 +293,17 @@ if [ "$(id -u)" = 0 ]; then ro_run() { setpriv --reuid=65534 --regid=65534 --cle
 cp "$run" ro_pkg.run && chmod 644 ro_pkg.run && chmod 755 .
 if ro_run sh ro_pkg.run --install-path="$PWD/ro/lib" 2>ro.err; then fail "installed into a read-only path"; fi
 grep -q "error: .*ro/lib.*cannot create" ro.err || fail "unclear error: $(cat ro.err)"
+
+step "a kernel damaged in its build folder, its mtime kept: skb-package refuses it, the next ninja builds it again"
+victim=$(ls out/.skb/kernel_meta/*.so | head -1)
+cp -p "$victim" victim.so
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[100] ^= 0x20; open(sys.argv[1], "wb").write(d)' "$victim"
+touch -r victim.so "$victim"
+expect_eq "$(ninja -C out/.skb | tail -1)" "ninja: no work to do." "ninja before the damage is seen"
+if skb-package out/.skb -o repaired_pkg -q 2>repair.err; then fail "packed a damaged kernel"; fi
+grep -q "run \`ninja -C .*out/.skb\` to build them" repair.err || fail "the hint names no ninja: $(cat repair.err)"
+expect_eq "$(ninja_compiles out/.skb)" 1 "compiles of the ninja after the damage was seen"
+cmp -s "$victim" victim.so || fail "the kernel built again differs from the one before the damage"
+skb-package out/.skb -o repaired_pkg -q || fail "skb-package after ninja built the kernel again"
+
 echo PASS
