@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "common/cli_parse.h"
 #include "common/error.h"
 #include "common/version.h"
 #include "explain/bench_command.h"
@@ -143,7 +144,23 @@ void add_cache_command(CLI::App& skb, CacheCommand& c) {
   config->add_flag("--json", c.json, "One JSON document (for CI)");
 }
 
-int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run_main prints them*/) {
+// "unknown command 'x'; ..." when the words before the first option name a command that is not
+// there (CLI11 would say that a subcommand is required), else "".
+std::string unknown_command(CLI::App& app, const std::string& program, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = program;
+  for (int i = 1; i < argc && argv[i][0] != '-' && at->get_require_subcommand_min() > 0; ++i) {
+    CLI::App* next = nullptr;
+    for (CLI::App* s : at->get_subcommands([](CLI::App*) { return true; }))
+      if (s->check_name(argv[i])) next = s;
+    if (!next) return fmt::format("unknown command '{}'; `{} --help` lists the commands", argv[i], path);
+    at = next;
+    path += " " + at->get_name();
+  }
+  return "";
+}
+
+int skb_main(int argc, char** argv, common::Diag& diag) {
   CLI::App app(
       "skb: what skb knows about kernels, the keys that sign them and the store that keeps them, for people and CI.");
   app.set_version_flag("--version", std::string("skb ") + common::kVersion);
@@ -170,12 +187,11 @@ int skb_main(int argc, char** argv, common::Diag& /*diag: errors are thrown, run
   BenchCommand bench;
   add_bench_command(app, bench);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitSame : kExitUsage;
+  if (std::string unknown = unknown_command(app, diag.program(), argc, argv); !unknown.empty()) {
+    diag.error(unknown);
+    return kExitUsage;
   }
+  if (std::optional<int> done = common::parse_command_line(app, argc, argv, diag)) return *done;
   if (key.app->parsed()) {
     key.action = key.app->get_subcommands().front()->get_name();
     return run_key_command(key);

@@ -1,6 +1,8 @@
 #include "explain/coverage_command.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "common/error.h"
@@ -116,6 +118,10 @@ int run_coverage_command(const CoverageCommand& c) {
   std::vector<CoveredRecord> covered = cover(index, files);
   std::string text = coverage_text(covered, index);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  if (std::all_of(covered.begin(), covered.end(),
+                  [](const CoveredRecord& r) { return r.kind == CoveredRecord::Kind::kInvalid; }))
+    throw common::Error(
+        fmt::format("none of the {} records is valid (listed above): nothing to measure", files.size()));
   double percent = coverage_percent(covered);
   if (c.min_coverage >= 0 && percent < c.min_coverage) {
     std::fprintf(stderr, "skb coverage: %.1f%% of the records have a static kernel, below --min-coverage %g\n", percent,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "common/cli_parse.h"
 #include "common/version.h"
 #include "generator/compile_step.h"
 #include "generator/generate.h"
@@ -160,12 +161,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   bool report_step_quiet = false;
   report->add_flag("--quiet", report_step_quiet);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);
-    return rc == 0 ? kExitOk : kExitUsage;
-  }
+  if (std::optional<int> done = common::parse_command_line(app, argc, argv, diag)) return *done;
   if (cs->parsed()) return run_compile_step(step, diag);
   if (report->parsed()) return store::report_cache(report_dir, common::Diag(diag.program(), report_step_quiet));
   if (prefetch->parsed()) {

@@ -13,6 +13,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/cli_parse.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/process.h"
@@ -296,11 +297,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--name", name, "Internal (build.ninja): the package's fixed name")->group("");
   app.add_option("--records-from", records_from, "Internal (build.ninja): file listing the kernel records")->group("");
   app.add_option("--stamp", stamp, "Internal (build.ninja): write the result as JSON here")->group("");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (std::optional<int> done = common::parse_command_line(app, argc, argv, diag)) return *done;
   if (job.log == "warning" || job.log == "error" || job.log == "null") job.quiet = true;
   common::Diag out_diag(diag.program(), job.quiet);
   if (!job.dirs.empty()) {

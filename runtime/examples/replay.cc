@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "common/cli_parse.h"
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/run_main.h"
@@ -93,7 +94,7 @@ void print_counts(bool per_kernel) {
   fmt::print("\n");
 }
 
-int replay_main(int argc, char** argv, skb::common::Diag&) {
+int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   CLI::App app{
       "Runs every op call recorded in op-statistics dumps through the skb runtime, against an installed "
       "operator library, and checks each output against a reference implementation.\n\n"
@@ -105,7 +106,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
       "The reference is written apart from the templates: plain loops in double precision over the whole\n"
       "index space (and itself checked against numpy by the tests).\n\n"
       "Exit status: 0 when every call that found a kernel matched its reference; 1 when one differed, or\n"
-      "the dumps hold no op record, or the library cannot be opened.",
+      "the dumps hold no valid op record, or the library cannot be opened; 2 a bad command line.",
       "skb-replay"};
   std::string install_path, soc;
   std::vector<std::filesystem::path> dirs;
@@ -122,7 +123,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
                "For each call with no static kernel: the installed kernel of its op nearest to it and the first "
                "field that differs (which shapes the dump never saw)");
   app.set_version_flag("--version", fmt::format("skb-replay (skb {})", skb::common::kVersion));
-  CLI11_PARSE(app, argc, argv);
+  if (std::optional<int> done = skb::common::parse_command_line(app, argc, argv, diag)) return *done;
 
   skb_runtime* rt = nullptr;
   if (skb_runtime_open(install_path.empty() ? nullptr : install_path.c_str(), soc.empty() ? nullptr : soc.c_str(),
@@ -145,6 +146,7 @@ int replay_main(int argc, char** argv, skb::common::Diag&) {
       n.calls, n.static_kernels, n.dynamic_kernels, n.no_kernel,
       n.unsupported ? fmt::format("{} were refused as unsupported, ", n.unsupported) : "", n.invalid, n.match,
       n.differ);
+  if (n.invalid == n.calls) throw Error(fmt::format("none of the {} records is valid: nothing was checked", n.calls));
   return n.differ == 0 ? 0 : 1;
 }
 

@@ -125,11 +125,30 @@ expect_eq "$rc" 1 "exit status for a missing file"
 grep -q "^skb: error: no-such.json: no such file or folder$" err || fail "unclear: $(cat err)"
 rc=0; "$one/bin/skb" explain "$r" 2>/dev/null || rc=$?
 expect_eq "$rc" 2 "exit status for a bad command line"
+# Every program says a bad command line in the users' format, once, with exit 2.
+for cmd in "skb-generate" "skb-package" "skb-replay" "skb explain a"; do
+  rc=0; $cmd --no-such-option x 2>err || rc=$?
+  expect_eq "$rc" 2 "$cmd --no-such-option"
+  prog=${cmd%% *}
+  grep -q "^$prog: error: .*--no-such-option.*; \`$prog --help\` lists the options$" err || fail "$cmd said: $(cat err)"
+  expect_eq "$(wc -l <err)" 1 "lines $cmd printed"
+done
+rc=0; skb no-such-command 2>err || rc=$?
+expect_eq "$rc" 2 "skb no-such-command"
+grep -q "^skb: error: unknown command 'no-such-command'; \`skb --help\` lists the commands$" err || fail "$(cat err)"
 help=$("$one/bin/skb" explain --help)
 grep -q "skb explain BUILD_A BUILD_B" <<<"$help" || fail "the help does not teach the forms"
 
 step "skb-replay --explain: for shapes the dump never saw, the nearest kernel and the first field"
 sh "$run2" -q --install-path="$PWD/lib" || fail "install"
+# Records that are all invalid measure nothing: skb-replay and skb coverage's gate say so, exit 1.
+mkdir -p invalid/ts1_pid1_outputs/1_opcompile && echo '{"op_type": "Relu"}' >invalid/ts1_pid1_outputs/1_opcompile/Relu_1.json
+rc=0; skb-replay --install-path "$PWD/lib" invalid >/dev/null 2>err || rc=$?
+expect_eq "$rc" 1 "skb-replay of invalid records only"
+grep -q "none of the 1 records is valid: nothing was checked" err || fail "skb-replay said: $(cat err)"
+rc=0; skb coverage --install-path "$PWD/lib" --min-coverage 50 invalid >/dev/null 2>err || rc=$?
+expect_eq "$rc" 1 "skb coverage --min-coverage of invalid records only"
+grep -q "none of the 1 records is valid" err || fail "skb coverage said: $(cat err)"
 make_dump unseen --ranks 1 --seqs 24 --hidden 16 --heads 2
 out=$(skb-replay --install-path "$PWD/lib" --explain unseen) || fail "skb-replay: $out"
 grep -q "no static kernel for this call; nearest of [0-9]* installed: .*; first /inputs/0/shape/[0-9]: installed [0-9]*, called 24" \
