@@ -8,6 +8,7 @@
 #include "generator/compile_step.h"
 #include "generator/generate.h"
 #include "opmodel/discovery.h"
+#include "packager/format/manifest.h"
 #include "store/kernel_cache.h"
 
 namespace skb::generator {
@@ -104,7 +105,10 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
                  "Leave out of the package the static kernels that this skb bench evidence (of the target's "
                  "machine class) found slower than their dynamic twins (skb-package --payoff)");
   app.add_option("--package-name", o.package_name,
-                 "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)");
+                 "The package's name, static_kernel_[A-Za-z0-9_]+ (default: static_kernel_<datetime>_<digest>)")
+      ->check([](const std::string& name) {
+        return packager::is_package_name(name) ? "" : "expected a package name static_kernel_[A-Za-z0-9_]+";
+      });
   app.add_option("--depfile", o.depfile,
                  "Also write a Make-style depfile of every folder and file read (for CMake's DEPFILE)");
   app.add_option("--threads", o.threads, "Threads for scanning (default: one per core)");

@@ -177,6 +177,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (job.cann_output) work.emplace();
   fs::path build = work ? work->path / "build" : dest.dir / ".skb";
   std::vector<fs::path> before = work ? earlier_packages(dest.dir) : std::vector<fs::path>{};
+  const bool fresh_build = !work && !fs::exists(build);
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};
   for (const auto& d : job.dirs) gen.insert(gen.end(), {"-p", d});
@@ -198,6 +199,12 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (work) gen.push_back("--lookup-now");  // a one-shot build: only what the stores lack gets a compile step
   if (int rc = common::run_process(gen, common::Output::kToStderr).exit_code; rc != 0)
     throw Error(fmt::format("skb-generate failed (exit {})", rc));
+  // Files, but no record a kernel can be built for (each one rejected or unsupported, as said
+  // above): the same as no records, and a build folder made for them goes.
+  if (common::parse_json(common::read_file(build / "plan.json", std::size_t(1) << 30)).at("kernels").empty()) {
+    if (fresh_build) common::remove_tree(build);
+    throw NoRecords(fmt::format("no op records in {} that a kernel can be built for", fmt::join(job.dirs, ", ")));
+  }
   std::string ninja = common::find_program("ninja");
   if (ninja.empty()) throw Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
   std::vector<std::string> build_cmd = {ninja, "-C", build.string()};

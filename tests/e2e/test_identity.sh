@@ -133,6 +133,10 @@ for cmd in "skb-generate" "skb-package" "skb-replay" "skb explain a"; do
   grep -q "^$prog: error: .*--no-such-option.*; \`$prog --help\` lists the options$" err || fail "$cmd said: $(cat err)"
   expect_eq "$(wc -l <err)" 1 "lines $cmd printed"
 done
+rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc=$?
+expect_eq "$rc" 2 "skb-generate --package-name 'bad name'"
+grep -q "^skb-generate: error: --package-name: expected a package name static_kernel_" err || fail "$(cat err)"
+[ ! -e bad_name ] || fail "skb-generate wrote a graph whose packaging step would fail"
 rc=0; skb no-such-command 2>err || rc=$?
 expect_eq "$rc" 2 "skb no-such-command"
 grep -q "^skb: error: unknown command 'no-such-command'; \`skb --help\` lists the commands$" err || fail "$(cat err)"

@@ -186,4 +186,13 @@ rc=0
 expect_eq "$rc" 3 "exit status"
 grep -q "no op records in empty" none.err || fail "message: $(cat none.err)"
 [ ! -e nothing ] || fail "an empty -o folder was left"
+# Files whose every record is rejected: no op records either.
+mkdir -p rejected/ts1_pid1_outputs/1_opcompile && echo '{"op_type": "Relu"}' >rejected/ts1_pid1_outputs/1_opcompile/Relu_1.json
+for cmd in "$op_compiler" skb-package; do
+  rc=0
+  "$cmd" -p rejected -o rejected_out >/dev/null 2>none.err || rc=$?
+  expect_eq "$rc" 3 "exit status of $(basename "$cmd") on rejected records only"
+  grep -q "no op records in rejected that a kernel can be built for" none.err || fail "message: $(cat none.err)"
+  [ -z "$(find rejected_out -mindepth 1 2>/dev/null)" ] || fail "$(basename "$cmd") left $(find rejected_out | head -3)"
+done
 echo "    $planned kernels; $trials storm trials"
