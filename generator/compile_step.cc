@@ -15,6 +15,7 @@
 #include "common/sha256.h"
 #include "generator/ninja_writer.h"
 #include "generator/sidecar.h"
+#include "generator/toolchain.h"
 #include "opmodel/defines.h"
 #include "store/kernel_cache.h"
 
@@ -274,6 +275,24 @@ void remove_leftover_temps(const CompileStep& s) {
       common::remove_file(s.dir / file);
 }
 
+// The compiler skb-generate identified is the one that runs: one replaced since (update-
+// alternatives, a package upgrade that keeps the files' mtimes, which ninja goes by) would make
+// a kernel that this build's identity names as another compiler's.
+void refuse_another_compiler(const CompileStep& s) {
+  std::optional<std::string> stamp = common::read_file_if_exists(s.dir.parent_path() / kCompilerStampFile, 1 << 16);
+  if (!stamp) return;  // a build folder of an older skb
+  std::size_t nl = stamp->find('\n');
+  if (nl == std::string::npos) return;
+  std::string compiler = stamp->substr(0, nl), then = stamp->substr(nl + 1);
+  if (!then.empty() && then.back() == '\n') then.pop_back();
+  std::string now = compiler_stamp(compiler);
+  if (now != then)
+    throw common::Error(
+        fmt::format("{} is not the compiler skb-generate identified for this build (then: {}; now: {}): "
+                    "rerun skb-generate, which names the kernels by the compiler there is now",
+                    compiler, then, now.empty() ? "gone" : now));
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
@@ -294,6 +313,7 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
       return 0;
     }
   }
+  refuse_another_compiler(s);
   TempFiles t(s);
   auto outcome = compile(s, t.bin, t.side);
   if (auto* rc = std::get_if<int>(&outcome)) return *rc;

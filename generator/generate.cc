@@ -320,6 +320,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   Staged staged;
   staged.add(out / "plan.json", plan_text);
   staged.add(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n");
+  staged.add(out / kCompilerStampFile, tc.compiler + "\n" + compiler_stamp(tc.compiler) + "\n");
   staged.add(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr));
   if (!o.depfile.empty()) {
     // For a build that runs this generation as one step (CMake's DEPFILE): its output is the

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <fstream>
@@ -169,6 +170,15 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
 }
 
 }  // namespace
+
+std::string compiler_stamp(const fs::path& compiler) {
+  std::error_code ec;
+  fs::path file = fs::canonical(compiler, ec);
+  struct stat st;
+  if (ec || ::stat(file.c_str(), &st) != 0) return "";
+  return fmt::format("{} inode {}:{} size {} changed {}.{:09}", file.string(), st.st_dev, st.st_ino, st.st_size,
+                     st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+}
 
 const OpTemplate* Toolchain::find(const std::string& op_type) const {
   auto it = ops.find(op_type);

@@ -53,6 +53,16 @@ struct Toolchain {
   const OpTemplate* find(const std::string& op_type) const;
 };
 
+/// What the compiler file is on this machine, for telling that it was replaced since the
+/// toolchain was identified: the file a path resolves to (through update-alternatives' links), its
+/// inode, size and change time; "" when it cannot be read.
+std::string compiler_stamp(const std::filesystem::path& compiler);
+
+/// OUT/compiler.stamp: the compiler's path and its compiler_stamp when skb-generate identified
+/// it. A compile step refuses to compile with a compiler that no longer matches it, since its
+/// kernels would be named by the identity of another.
+inline constexpr const char* kCompilerStampFile = "compiler.stamp";
+
 /// A --toolchain argument names a profile file (rather than a profile of templates_dir) when it
 /// contains '/' or ends in .json.
 bool is_profile_path(const std::string& name_or_path);

@@ -76,4 +76,23 @@ rm "$opdir/Relu_float16_ND_3_5_7_999.json" "$(ls -d "$other"/*_opcompile)/Relu_f
 expect_eq "$(ninja_compiles out)" 0 "compiles after removing a shape"
 expect_eq "$(json_get out/summary.json 'j["planned_total"]')" "$((total - 1))" "planned after removing a shape"
 expect_eq "$(ls out/kernel_meta/*.json | wc -l)" "$((total - 1))" "records after removing a shape"
+
+step "a compiler replaced behind its path, its mtime kept: a compile refuses it until skb-generate runs again"
+mkdir -p cc
+printf '#!/bin/sh\nexec c++ "$@"\n' >cc/c++ && chmod +x cc/c++ && touch -d 2020-01-01 cc/c++
+sed -i 's|"compiler": *"[^"]*"|"compiler": "'"$PWD"'/cc/c++"|' "$TC"
+grep -q "cc/c++" "$TC" || fail "the compiler edit did not apply"
+skb-generate -p dump -o out_cc --toolchain "$TC" -q --no-package
+ninja -C out_cc >/dev/null || fail "the first build with the wrapper"
+# Another file at the same path, same bytes and mtime (as a package upgrade or update-alternatives
+# leaves it): ninja has no reason to regenerate, the compile step has.
+cp -p cc/c++ cc/c++.new && mv cc/c++.new cc/c++
+victim=$(ls out_cc/kernel_meta/*.so | head -1)
+rm "$victim"
+rc=0; ninja -C out_cc >ninja.log 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "a kernel was compiled by a compiler the build did not identify"
+grep -q "is not the compiler skb-generate identified for this build" ninja.log || fail "ninja said: $(tail -3 ninja.log)"
+[ ! -e "$victim" ] || fail "the refused compile left a kernel"
+skb-generate -p dump -o out_cc --toolchain "$TC" -q --no-package
+expect_eq "$(ninja_compiles out_cc)" 1 "compiles after skb-generate identified the compiler again"
 echo PASS
