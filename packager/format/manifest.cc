@@ -30,7 +30,10 @@ std::string hex_field(const Field& f) {
 std::string path_field(const Field& f) {
   std::string s = f.string(512);
   if (!is_safe_relative_path(s))
-    throw FieldError(f.pointer(), "expected a relative path of [A-Za-z0-9_.-] components without \".\" or \"..\"");
+    throw FieldError(
+        f.pointer(),
+        "expected a relative path of [A-Za-z0-9_.-] components of at most 255 characters, without \".\" or "
+        "\"..\"");
   return s;
 }
 }  // namespace
@@ -51,6 +54,10 @@ bool is_package_name(std::string_view name) {
          std::all_of(name.begin(), name.end(), is_name_char);
 }
 
+// A file name no Linux file system takes longer (NAME_MAX): a longer one would pass the checks and
+// fail the write midway through an install.
+constexpr std::size_t kMaxNameBytes = 255;
+
 bool is_safe_relative_path(std::string_view path) {
   if (path.empty() || path.front() == '/' || path.back() == '/') return false;
   int components = 0;
@@ -59,7 +66,7 @@ bool is_safe_relative_path(std::string_view path) {
     std::size_t end = path.find('/', start);
     if (end == std::string_view::npos) end = path.size();
     std::string_view part = path.substr(start, end - start);
-    if (part.empty() || part == "." || part == ".." || ++components > 8) return false;
+    if (part.empty() || part == "." || part == ".." || part.size() > kMaxNameBytes || ++components > 8) return false;
     for (char c : part)
       if (!is_name_char(c) && c != '.' && c != '-') return false;
     start = end + 1;

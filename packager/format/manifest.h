@@ -101,7 +101,7 @@ bool is_simplified_key(std::string_view key);
 /// <install_path>/opp/static_kernel/ai_core. The installer writes it, the runtime reads it.
 std::filesystem::path library_root(const std::filesystem::path& install_path);
 
-/// A relative path of 1-8 components of [A-Za-z0-9_.-], none of them "." or "..".
+/// A relative path of 1-8 components of 1-255 characters of [A-Za-z0-9_.-], none of them "." or "..".
 bool is_safe_relative_path(std::string_view path);
 
 }  // namespace skb::packager

@@ -178,7 +178,8 @@ int run(const Args& a, const common::Diag& diag) {
     diag.note(fmt::format("extracted {} into {}", a.package_name, dest.string()));
     return kExitOk;
   }
-  if (!policy) diag.warning(fmt::format("{} is {}", a.package_name, signed_by));
+  if (!policy && !a.quiet)  // -q: errors only
+    diag.warning(fmt::format("{} is {}", a.package_name, signed_by));
   Library lib(root, diag);
   bool installed = lib.install(src, lo);
   diag.note(installed ? fmt::format("installed {} into {}", a.package_name, lib.root().string())

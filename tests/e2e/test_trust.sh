@@ -208,6 +208,10 @@ warm=(--cache "file://$PWD/store.clean?mode=ro" --trusted-keys "$PWD/ci1.pub")
 signed=$(SKB_SIGNING_KEY=$PWD/ci1.key build_package "$dump" spkg "${warm[@]}")
 info=$(sh "$signed" --info)
 echo "$info" | grep -q "^signature:   signed by ci-1 (not checked: no trust policy applies here)" || fail "--info: $info"
+sh "$signed" --install-path "$PWD/lib-quiet" 2>loud.err || fail "install without a policy"
+grep -q "warning: .* is signed by ci-1 (not checked: no trust policy applies here)" loud.err || fail "$(cat loud.err)"
+sh "$signed" --install-path "$PWD/lib-quiet" --force -q 2>quiet.err || fail "install -q without a policy"
+[ ! -s quiet.err ] || fail "-q (errors only) printed: $(cat quiet.err)"
 sh "$signed" --check --trusted-keys "$PWD/ci1.pub" | grep -q "signed by ci-1, trusted by $PWD/ci1.pub" || fail "--check trusted"
 rc=0; sh "$signed" --install-path "$PWD/lib-dev" --trusted-keys "$PWD/dev.pub" 2>dev.err || rc=$?
 expect_eq "$rc" 4 "exit status of a package signed by an untrusted key"

@@ -131,7 +131,9 @@ TEST(Manifest, ADeltaNamesItsBaseAndTheFilesItLeavesToIt) {
 }
 
 TEST(Manifest, PathsThatLeaveThePackageAreRejected) {
-  for (const char* bad : {"../host/x", "/etc/passwd", "host/../../x", "host//x", "host/./x", "host/x y", "host/x/"}) {
+  const std::string too_long = "host/Add/" + std::string(256, 'a');
+  for (const std::string bad :
+       {"../host/x", "/etc/passwd", "host/../../x", "host//x", "host/./x", "host/x y", "host/x/", too_long.c_str()}) {
     Json d = Json::parse(manifest_json(sample()));
     d["files"][1]["path"] = bad;
     EXPECT_NE(error_of(d).find("/files/1/path: expected a relative path"), std::string::npos) << bad;
