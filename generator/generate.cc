@@ -1,7 +1,13 @@
 #include "generator/generate.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <atomic>
 #include <cstdlib>
@@ -132,6 +138,28 @@ void write_infos(const fs::path& kdir, const std::vector<Kernel>& kernels, unsig
   for (auto& th : pool) th.join();
   if (failure) std::rethrow_exception(failure);
 }
+
+// OUT/.generate.lock, held while a generation writes OUT: two skb-generate runs into one folder
+// (a user's and ninja's own rerun) write one after the other, never their files interleaved, so
+// that the folder is always one generation's. The second waits, saying so.
+class FolderLock {
+ public:
+  FolderLock(const fs::path& out, const common::Diag& diag) {
+    fs::path file = out / ".generate.lock";
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd_ < 0) throw Error(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    diag.note(fmt::format("waiting for another skb-generate writing {}", out.string()));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) throw Error(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(errno)));
+  }
+  ~FolderLock() { ::close(fd_); }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 // Files written together: each is written beside its place when added (so that a failure, a
 // missing folder or a full disk, comes before any replaces its old version) and all are renamed
@@ -266,6 +294,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   std::error_code ec;
   fs::create_directories(kdir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create: {}", kdir.string(), ec.message()));
+  FolderLock lock(out, diag);
 
   write_infos(kdir, plan.kernels, threads);
 

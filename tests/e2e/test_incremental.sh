@@ -95,4 +95,17 @@ grep -q "is not the compiler skb-generate identified for this build" ninja.log |
 [ ! -e "$victim" ] || fail "the refused compile left a kernel"
 skb-generate -p dump -o out_cc --toolchain "$TC" -q --no-package
 expect_eq "$(ninja_compiles out_cc)" 1 "compiles after skb-generate identified the compiler again"
+
+step "two generations into one folder write one after the other"
+python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(30)' \
+  out/.generate.lock held &
+holder=$!
+for _ in $(seq 100); do [ -e held ] && break; sleep 0.05; done
+skb-generate -p dump -o out --toolchain "$TC" 2>waiter.err &
+waiter=$!
+for _ in $(seq 200); do grep -q "waiting for another skb-generate writing" waiter.err && break; sleep 0.05; done
+grep -q "waiting for another skb-generate writing .*/out" waiter.err || fail "skb-generate did not wait: $(cat waiter.err)"
+kill -0 "$waiter" 2>/dev/null || fail "skb-generate went on while the folder was held"
+kill "$holder"; wait "$holder" 2>/dev/null || true
+wait "$waiter" || fail "skb-generate after the folder was released"
 echo PASS
