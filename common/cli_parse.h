@@ -6,8 +6,24 @@
 #include <optional>
 
 #include "common/diag.h"
+#include "common/error.h"
 
 namespace skb::common {
+
+/// A CLI11 check of a function that throws common::Error for a bad value: its message, or none.
+template <class Parse>
+CLI::Validator checked_by(Parse parse) {
+  return CLI::Validator(
+      [parse](std::string& value) {
+        try {
+          parse(value);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      },
+      "");
+}
 
 /// Parses a command line, and gives what the program returns when it is not to go on: --help and
 /// --version print their text (0); any other fault is one error in the users' format, `<program>:

@@ -70,25 +70,6 @@ std::string bytes_text(std::uint64_t n) {
   return fmt::format("{:.2f} GiB", n / 1073741824.0);
 }
 
-std::uint64_t parse_duration(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  std::uint64_t scale = unit.empty() || unit == "s" ? 1
-                        : unit == "m"               ? 60
-                        : unit == "h"               ? 3600
-                        : unit == "d"               ? 86400
-                                                    : 0;
-  if (used == 0 || text.front() == '-' || scale == 0)
-    throw Error(fmt::format("--older-than {}: expected a duration such as 30d, 12h, 90m or 3600s", text));
-  return n * scale;
-}
-
 store::LocalConfig local_config(const CacheCommand& c) {
   store::LocalFlags flags;
   flags.dir = c.dir;
@@ -176,6 +157,25 @@ int config(const CacheCommand& c) {
 }
 
 }  // namespace
+
+std::uint64_t parse_duration(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = text.substr(used);
+  std::uint64_t scale = unit.empty() || unit == "s" ? 1
+                        : unit == "m"               ? 60
+                        : unit == "h"               ? 3600
+                        : unit == "d"               ? 86400
+                                                    : 0;
+  if (used == 0 || text.front() == '-' || scale == 0)
+    throw Error(fmt::format("{}: expected a duration such as 30d, 12h, 90m or 3600s", text));
+  return n * scale;
+}
 
 int run_cache_command(const CacheCommand& c) {
   if (c.action == "stats") return stats(c);

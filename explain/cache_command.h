@@ -23,4 +23,7 @@ struct CacheCommand {
 void add_cache_command(CLI::App& skb, CacheCommand& c);
 int run_cache_command(const CacheCommand& c);
 
+/// Seconds of a duration such as 30d, 12h, 90m, 3600s or 3600; throws common::Error otherwise.
+std::uint64_t parse_duration(const std::string& text);
+
 }  // namespace skb::explain

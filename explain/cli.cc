@@ -16,6 +16,8 @@
 #include "explain/key_command.h"
 #include "explain/record_explain.h"
 #include "explain/verify_command.h"
+#include "store/local_config.h"
+#include "trust/key.h"
 
 namespace skb::explain {
 namespace fs = std::filesystem;
@@ -78,7 +80,11 @@ void add_key_command(CLI::App& skb, KeyCommand& k) {
   k.app->require_subcommand(1);
   CLI::App* make =
       k.app->add_subcommand("new", "Make a key pair: the private key into FILE (0600), the public line on stdout");
-  make->add_option("NAME", k.name, "The key's name, e.g. ci-2026 ([A-Za-z0-9._@-], at most 64)")->required();
+  make->add_option("NAME", k.name, "The key's name, e.g. ci-2026 ([A-Za-z0-9._@-], at most 64)")
+      ->required()
+      ->check([](const std::string& name) {
+        return trust::valid_key_name(name) ? "" : "expected 1 to 64 characters of [A-Za-z0-9._@-]";
+      });
   make->add_option("FILE", k.file, "The private key file to create (never over an existing file)")->required();
   CLI::App* show = k.app->add_subcommand("public", "Print the public key line of a private key file");
   show->add_option("FILE", k.file, "A private key file")->required();
@@ -101,10 +107,19 @@ void add_bench_command(CLI::App& skb, BenchCommand& b) {
       ->required();
   b.app->add_option("--install-path", b.install_path, "Operator library (default: $SKB_INSTALL_PATH)");
   b.app->add_option("-v,--soc", b.soc, "SoC whose kernels to time (default: the only one installed)");
-  b.app->add_option("--budget", b.budget_seconds, "Seconds for the whole measurement")->capture_default_str();
+  auto positive = [](const std::string& t) {
+    double v = 0;
+    return CLI::detail::lexical_cast(t, v) && v > 0 ? "" : t + ": expected a number above 0";
+  };
+  b.app->add_option("--budget", b.budget_seconds, "Seconds for the whole measurement")
+      ->capture_default_str()
+      ->check(positive);
   b.app->add_option("--min-sample-ms", b.min_sample_ms, "Each sample repeats calls for at least this long")
-      ->capture_default_str();
-  b.app->add_option("--margin", b.margin, "Slower: the whole 95% interval above 1 + MARGIN")->capture_default_str();
+      ->capture_default_str()
+      ->check(positive);
+  b.app->add_option("--margin", b.margin, "Slower: the whole 95% interval above 1 + MARGIN")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
   b.app->add_option("--output", b.output, "Also write the evidence to FILE");
   b.app->add_option("--lock-timeout", b.lock_timeout, "Seconds to wait for the library's lock")->capture_default_str();
   b.app->add_flag("-q,--quiet", b.quiet, "No progress line");
@@ -133,8 +148,12 @@ void add_cache_command(CLI::App& skb, CacheCommand& c) {
   c.app->add_subcommand("zero", "Start the counts again");
   c.app->add_subcommand("clean", "Remove every entry");
   CLI::App* evict = c.app->add_subcommand("evict", "Remove old or least recently used entries");
-  evict->add_option("--older-than", c.older_than, "Not used for this long: 30d, 12h, 90m, 3600s");
-  evict->add_option("--max-size", c.max_size, "Then keep at most this many bytes: 2G, 500M");
+  evict->add_option("--older-than", c.older_than, "Not used for this long: 30d, 12h, 90m, 3600s")
+      ->check(common::checked_by([](const std::string& t) { parse_duration(t); }));
+  evict->add_option("--max-size", c.max_size, "Then keep at most this many bytes: 2G, 500M")
+      ->check([](const std::string& t) {
+        return store::parse_size(t) ? "" : "expected a size such as 2G, 500M, 64K or a number of bytes";
+      });
   evict->callback([&c] {  // a usage error (exit 2), found while parsing
     if (c.older_than.empty() && c.max_size.empty())
       throw CLI::ValidationError("skb cache evict: expected --older-than DURATION and/or --max-size SIZE");

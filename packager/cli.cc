@@ -260,7 +260,9 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output,
                  "Where the .run goes (default: the build folder); with -p, a folder or a path ending in .run");
-  app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")->capture_default_str();
+  app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"gzip", "zstd", "xz"}));
   app.add_option("--payoff", job.payoff,
                  "Leave out the static kernels that skb bench's evidence FILE (of the target's machine class) "
                  "found slower than their dynamic twins; the manifest says which and why");

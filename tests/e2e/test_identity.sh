@@ -133,6 +133,20 @@ for cmd in "skb-generate" "skb-package" "skb-replay" "skb explain a"; do
   grep -q "^$prog: error: .*--no-such-option.*; \`$prog --help\` lists the options$" err || fail "$cmd said: $(cat err)"
   expect_eq "$(wc -l <err)" 1 "lines $cmd printed"
 done
+# A bad value is a bad command line too, said when the options are read.
+while IFS='|' read -r what cmd; do
+  rc=0; eval "$cmd" >/dev/null 2>err || rc=$?
+  expect_eq "$rc" 2 "$cmd"
+  grep -q "^${cmd%% *}: error: $what" err || fail "$cmd said: $(cat err)"
+done <<'CASES'
+--compression: lz4 not in|skb-package out --compression lz4
+--older-than: 5x: expected a duration|skb cache evict --older-than 5x
+--max-size: expected a size|skb cache evict --max-size 5Q
+--margin: Value -5 not in range|skb bench x --margin -5
+--budget: -1: expected a number above 0|skb bench x --budget -1
+NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
+CASES
+[ ! -e new.key ] || fail "skb key new wrote a key of a bad name"
 rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc=$?
 expect_eq "$rc" 2 "skb-generate --package-name 'bad name'"
 grep -q "^skb-generate: error: --package-name: expected a package name static_kernel_" err || fail "$(cat err)"
