@@ -90,7 +90,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
       ->envname("SKB_LAUNCHER");
   app.add_flag("--strict", o.strict, "Any rejected file or unsupported op is an error; nothing is written");
   app.add_flag("--dynamic", o.with_dynamic, "Also build the dynamic-shape twin of each (op, dtypes)");
-  app.add_flag("!--no-package", o.package, "Do not end the graph with the packaging step (skb-package)");
+  bool no_package = false;  // (a negated flag of o.package would show as --no-package{false} in --help)
+  app.add_flag("--no-package", no_package, "Do not end the graph with the packaging step (skb-package)");
   app.add_option("--compression", o.compression, "Package payload compression: gzip, zstd or xz")
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}))
       ->capture_default_str();
@@ -166,6 +167,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   report->add_flag("--quiet", report_step_quiet);
 
   if (std::optional<int> done = common::parse_command_line(app, argc, argv, diag)) return *done;
+  o.package = !no_package;
   if (cs->parsed()) return run_compile_step(step, diag);
   if (report->parsed()) return store::report_cache(report_dir, common::Diag(diag.program(), report_step_quiet));
   if (prefetch->parsed()) {

@@ -1,13 +1,7 @@
 #include "generator/generate.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include <atomic>
 #include <cstdlib>
@@ -23,6 +17,7 @@
 #include "common/fs.h"
 #include "generator/compile_step.h"
 #include "generator/ninja_writer.h"
+#include "generator/output_folder.h"
 #include "generator/plan.h"
 #include "generator/scan.h"
 #include "generator/summary.h"
@@ -139,52 +134,18 @@ void write_infos(const fs::path& kdir, const std::vector<Kernel>& kernels, unsig
   if (failure) std::rethrow_exception(failure);
 }
 
-// OUT/.generate.lock, held while a generation writes OUT: two skb-generate runs into one folder
-// (a user's and ninja's own rerun) write one after the other, never their files interleaved, so
-// that the folder is always one generation's. The second waits, saying so.
-class FolderLock {
- public:
-  FolderLock(const fs::path& out, const common::Diag& diag) {
-    fs::path file = out / ".generate.lock";
-    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd_ < 0) throw Error(fmt::format("{}: cannot open: {}", file.string(), std::strerror(errno)));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
-    diag.note(fmt::format("waiting for another skb-generate writing {}", out.string()));
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) throw Error(fmt::format("{}: cannot lock: {}", file.string(), std::strerror(errno)));
-  }
-  ~FolderLock() { ::close(fd_); }
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
-// Files written together: each is written beside its place when added (so that a failure, a
-// missing folder or a full disk, comes before any replaces its old version) and all are renamed
-// into place by commit(), in the order added. Unchanged files are left alone (their mtimes are
-// what ninja's restat reads); what is not committed leaves no temp file.
-class Staged {
- public:
-  /// Whether path will change.
-  bool add(const fs::path& path, std::string_view content) {
+// The .json entries of record folders that are no file, never read, as rejected files.
+void reject_not_files(const std::vector<std::string>& not_files, ScanResult& scan) {
+  for (const std::string& f : not_files) {
     struct stat st;
-    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      throw Error(fmt::format("{}: is a folder, where a file goes: move it away or choose another output folder",
-                              path.string()));
-    auto w = common::prepare_if_changed(path, content, 0644, common::Sync::kAtomic);
-    if (w) writes_.push_back(std::move(*w));
-    return w.has_value();
+    scan.rejected.push_back({f, ::stat(f.c_str(), &st) != 0
+                                    ? "expected a file, found a symlink to nothing (or in a loop): not read"
+                                    : "expected a file, found a FIFO, socket or device: not read"});
   }
-  void commit() {
-    for (auto& w : writes_) w.commit();
-    writes_.clear();
-  }
-
- private:
-  std::vector<common::PreparedWrite> writes_;
-};
+  scan.files_scanned += not_files.size();
+  std::sort(scan.rejected.begin(), scan.rejected.end(),
+            [](const Rejected& a, const Rejected& b) { return a.file < b.file; });
+}
 
 std::string plan_json(const Plan& plan, const Toolchain& tc) {
   common::Json kernels = common::Json::array();
@@ -272,6 +233,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   ScanResult scan = scan_files(found.files, threads, &show_progress);
   diag.end_progress();
   g_progress_diag = nullptr;
+  reject_not_files(found.not_files, scan);
 
   for (std::size_t i = 0; i < scan.rejected.size() && i < kMaxErrorsShown; ++i)
     diag.error(fmt::format("{}: {}", scan.rejected[i].file, scan.rejected[i].error));
@@ -285,7 +247,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
         fmt::format("--strict: {} of {} files rejected; nothing written", scan.rejected.size(), scan.files_scanned));
   if (o.strict && !plan.unsupported.empty()) {
     for (const auto& [op, n] : plan.unsupported)
-      diag.error(fmt::format("{}: {} distinct records unsupported: {}", op, n, plan.unsupported_reason.at(op)));
+      diag.error(fmt::format("{}: {} distinct records unsupported: {}{}", op, n, plan.unsupported_reason.at(op),
+                             plan.unsupported_file.count(op) ? " (one is " + plan.unsupported_file.at(op) + ")" : ""));
     throw Error("--strict: unsupported ops; nothing written");
   }
 

@@ -82,7 +82,9 @@ Plan make_plan(const ScanResult& scan, const Toolchain& tc, bool with_dynamic) {
     std::string why = unsupported_reason(record, tc);
     if (!why.empty()) {
       ++plan.unsupported[record.op_type];
-      plan.unsupported_reason.try_emplace(record.op_type, why);
+      if (plan.unsupported_reason.try_emplace(record.op_type, why).second)
+        if (auto f = scan.file_of.find(signature); f != scan.file_of.end())
+          plan.unsupported_file.emplace(record.op_type, f->second);
       continue;
     }
     const OpTemplate* source = tc.find(record.op_type);

@@ -30,6 +30,7 @@ struct Plan {
   std::map<std::string, std::size_t> planned;             // op type → static kernels
   std::map<std::string, std::size_t> unsupported;         // op type → distinct records
   std::map<std::string, std::string> unsupported_reason;  // op type → first reason met
+  std::map<std::string, std::string> unsupported_file;    // op type → a file of that record
   std::map<std::string, std::size_t> shapes_unchecked;    // op type → distinct records the op model has no rules for
 };
 

@@ -25,27 +25,39 @@ struct Partial {
   std::size_t records = 0;
   std::vector<Rejected> rejected;
   std::map<std::string, OpRecord> distinct;
+  std::map<std::string, std::string> file_of;
 };
 
-// What each distinct file content came to: "" when it is a valid record (already among the
+// The first file by name that holds a signature, whatever order the threads met them in.
+void note_file(std::map<std::string, std::string>& file_of, const std::string& sig, const std::string& file) {
+  auto [it, added] = file_of.try_emplace(sig, file);
+  if (!added && file < it->second) it->second = file;
+}
+
+// What each distinct file content came to: a valid record's signature (already among the
 // distinct ones), else the error every file with those bytes gets. Dumps hold the same record
 // once per rank, byte for byte: it is parsed and checked once.
+struct Outcome {
+  std::string signature;  // of a valid record
+  std::string error;      // of any other
+};
+
 class Outcomes {
  public:
-  std::optional<std::string> find(const std::string& digest) {
+  std::optional<Outcome> find(const std::string& digest) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = seen_.find(digest);
     if (it == seen_.end()) return std::nullopt;
     return it->second;
   }
-  void put(std::string digest, std::string error) {
+  void put(std::string digest, Outcome outcome) {
     std::lock_guard<std::mutex> lock(mu_);
-    seen_.emplace(std::move(digest), std::move(error));
+    seen_.emplace(std::move(digest), std::move(outcome));
   }
 
  private:
   std::mutex mu_;
-  std::unordered_map<std::string, std::string> seen_;
+  std::unordered_map<std::string, Outcome> seen_;
 };
 
 void scan_one(const std::string& file, Partial& out, Outcomes& outcomes) {
@@ -54,21 +66,24 @@ void scan_one(const std::string& file, Partial& out, Outcomes& outcomes) {
     std::string text = common::read_file(file, kMaxStatsFileSize);
     digest = common::sha256_hex(text);
     if (auto known = outcomes.find(digest)) {
-      if (known->empty())
+      if (known->error.empty()) {
         ++out.records;
-      else
-        out.rejected.push_back({file, *known});
+        note_file(out.file_of, known->signature, file);
+      } else {
+        out.rejected.push_back({file, known->error});
+      }
       return;
     }
     OpRecord record = parse_op_record(common::parse_json(text));
     check_shapes(record);  // nothing computes with shapes that contradict their op
     std::string sig = canonical_signature(record);
-    out.distinct.try_emplace(std::move(sig), std::move(record));
+    note_file(out.file_of, sig, file);
+    out.distinct.try_emplace(sig, std::move(record));
     ++out.records;
-    outcomes.put(std::move(digest), "");
+    outcomes.put(std::move(digest), {std::move(sig), ""});
   } catch (const common::FieldError& e) {
     out.rejected.push_back({file, e.describe()});
-    if (!digest.empty()) outcomes.put(std::move(digest), e.describe());
+    if (!digest.empty()) outcomes.put(std::move(digest), {"", e.describe()});
   } catch (const common::Error& e) {
     // read errors already name the file; keep only what follows it
     std::string what = e.what();
@@ -109,6 +124,7 @@ ScanResult scan_files(const std::vector<std::string>& files, unsigned threads,
     result.records += p.records;
     result.rejected.insert(result.rejected.end(), p.rejected.begin(), p.rejected.end());
     result.distinct.merge(p.distinct);
+    for (const auto& [sig, file] : p.file_of) note_file(result.file_of, sig, file);
   }
   std::sort(result.rejected.begin(), result.rejected.end(),
             [](const Rejected& a, const Rejected& b) { return a.file < b.file; });

@@ -20,8 +20,9 @@ struct Rejected {
 struct ScanResult {
   std::size_t files_scanned = 0;
   std::size_t records = 0;
-  std::vector<Rejected> rejected;            // sorted by file
-  std::map<std::string, OpRecord> distinct;  // canonical signature → one record with it
+  std::vector<Rejected> rejected;              // sorted by file
+  std::map<std::string, OpRecord> distinct;    // canonical signature → one record with it
+  std::map<std::string, std::string> file_of;  // canonical signature → the first file by name that holds it
 };
 
 /// Largest op-statistics file accepted; real ones are a few KiB.

@@ -17,6 +17,7 @@ std::string summary_json(const ScanResult& scan, const Plan& plan, const Toolcha
                     {"planned_total", statics},
                     {"unsupported", plan.unsupported},
                     {"unsupported_reason", plan.unsupported_reason},
+                    {"unsupported_file", plan.unsupported_file},
                     {"shapes_unchecked", plan.shapes_unchecked},
                     {"kernels", plan.kernels.size()},
                     {"toolchain", {{"name", tc.name}, {"profile", tc.profile.string()}, {"identity", tc.identity}}},

@@ -90,7 +90,8 @@ bool looks_like_process_folder_name(const std::string& name) { return ends_with(
 void add_json_files(const fs::path& dir, Discovery& out) {
   out.folders.push_back(dir);
   for (auto& e : list(dir))
-    if (e.is_file && e.name().size() > 5 && ends_with(e.path, ".json")) out.files.push_back(std::move(e.path));
+    if (e.name().size() > 5 && ends_with(e.path, ".json") && !e.is_dir)
+      (e.is_file ? out.files : out.not_files).push_back(std::move(e.path));
 }
 
 // Returns false when dir is not a process folder.
@@ -142,6 +143,8 @@ Discovery discover(const std::vector<fs::path>& dirs) {
   }
   std::sort(out.files.begin(), out.files.end());
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
+  std::sort(out.not_files.begin(), out.not_files.end());
+  out.not_files.erase(std::unique(out.not_files.begin(), out.not_files.end()), out.not_files.end());
   std::sort(out.folders.begin(), out.folders.end());
   out.folders.erase(std::unique(out.folders.begin(), out.folders.end()), out.folders.end());
   return out;

@@ -10,6 +10,9 @@ namespace skb::opmodel {
 struct Discovery {
   std::vector<std::string> files;              // sorted, absolute (strings: a dump has a million)
   std::vector<std::filesystem::path> folders;  // sorted, absolute
+  /// The `.json` entries of record folders that are no file (a symlink to nothing or in a loop, a
+  /// FIFO, a device): never read (a FIFO would block), said as rejected. Sorted, absolute.
+  std::vector<std::string> not_files;
 };
 
 /// The rule, in the order it is tried for each -p DIR:

@@ -50,4 +50,18 @@ expect_eq "$rc" 1 "skb-generate of a folder named with a line break"
 grep -q "a line break in a path or argument cannot be written into build.ninja" named.err ||
   fail "the refusal does not say why: $(cat named.err)"
 [ ! -e named_out/build.ninja ] || fail "a build.ninja was written: $(grep -c pwn named_out/build.ninja) lines name pwn"
+
+step "entries named .json that are no file: rejected by name, never read"
+mkdir -p odd_dump && cp -r dump/. odd_dump/
+odd=$(dirname "$(find odd_dump -name '*.json' | head -1)")
+ln -s "$PWD/nowhere.json" "$odd/dangling.json"
+ln -s loop_b.json "$odd/loop_a.json" && ln -s loop_a.json "$odd/loop_b.json"
+mkfifo "$odd/fifo.json"
+timeout 60 skb-generate -p odd_dump -o odd_out -q 2>odd.err || fail "skb-generate with odd entries: $(cat odd.err)"
+for name in dangling loop_a loop_b; do
+  grep -q "$name.json: expected a file, found a symlink to nothing (or in a loop): not read" odd.err ||
+    fail "$name.json is not named: $(cat odd.err)"
+done
+grep -q "fifo.json: expected a file, found a FIFO, socket or device: not read" odd.err || fail "$(cat odd.err)"
+expect_eq "$(json_get odd_out/summary.json 'len(j["files_rejected"])')" 4 "files rejected"
 echo PASS

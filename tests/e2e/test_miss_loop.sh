@@ -77,6 +77,13 @@ grep -q '^GatherV2 -: 0 static, 0 dynamic, 1 no kernel$' missesu.out || fail "no
 grep -q '^Cast Cast_[0-9a-f]*: 1 static, 0 dynamic, 0 no kernel$' missesu.out || fail "no per-kernel line: $(head missesu.out)"
 skb-generate -p missesu -o gen_u -q 2>/dev/null || true
 expect_eq "$(json_get gen_u/summary.json 'sorted(j["unsupported"])')" "['GatherV2', 'Pack', 'SplitD']" "unsupported ops"
+# Each unsupported op is shown with a file of it, in summary.json and in --strict's errors.
+gather=$(json_get gen_u/summary.json 'j["unsupported_file"]["GatherV2"]')
+grep -q '"op_type": *"GatherV2"' "$gather" || fail "summary.json's file of GatherV2 is not one: $gather"
+rc=0; skb-generate -p missesu -o gen_strict --strict -q 2>strict.err || rc=$?
+expect_eq "$rc" 1 "skb-generate --strict of unsupported ops"
+grep -q "^skb-generate: error: GatherV2: 1 distinct records unsupported: .* (one is $gather)$" strict.err ||
+  fail "--strict does not name a file: $(cat strict.err)"
 
 step "a folder that cannot be written: one warning, the run goes on"
 echo in the way >blocked
