@@ -130,6 +130,10 @@ Json parse_json(std::string_view text, int max_depth) {
   } catch (const Json::exception& e) {
     throw FieldError("", fmt::format("expected valid JSON ({})", e.what()));
   }
+  // nlohmann's parser takes a NUL byte for the end of its input: what came before parsed, and
+  // the NUL and what follows it are trailing text.
+  if (std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    throw FieldError("", fmt::format("expected valid JSON (a NUL byte at byte {})", nul + 1));
   return result;
 }
 

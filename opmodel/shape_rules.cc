@@ -324,8 +324,10 @@ std::optional<Dims> recorded_values(const Tensor& t, std::size_t slot, const cha
   Dims values;
   for (std::size_t i = 0; i < t.const_data.size(); ++i) {
     const Json& v = t.const_data[i];
-    if (!v.is_number_integer())
-      throw FieldError(fmt::format("/inputs/{}/const_data/{}", slot, i), fmt::format("expected an integer {}", what));
+    // (one above 2^63 - 1 would wrap, and the error quote a value the file does not hold)
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX))
+      throw FieldError(fmt::format("/inputs/{}/const_data/{}", slot, i),
+                       fmt::format("expected an integer {} (a signed 64-bit one)", what));
     values.push_back(v.get<std::int64_t>());
   }
   return values;

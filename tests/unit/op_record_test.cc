@@ -145,6 +145,17 @@ TEST(OpRecord, AKeyGivenTwiceIsRejected) {
   EXPECT_EQ(error_of_text(many + "\"k33\":0}"), "/: expected each key once per object, \"k33\" is given twice");
 }
 
+// A NUL byte ends nlohmann's input: a record followed by one, and anything after it, is refused
+// as trailing text is.
+TEST(OpRecord, ANulByteIsRefused) {
+  std::string text = valid_record().dump();
+  EXPECT_EQ(error_of_text(text + std::string(1, '\0')),
+            fmt::format("/: expected valid JSON (a NUL byte at byte {})", text.size() + 1));
+  EXPECT_EQ(error_of_text(text + std::string(1, '\0') + "xyz"),
+            fmt::format("/: expected valid JSON (a NUL byte at byte {})", text.size() + 1));
+  EXPECT_NE(error_of_text(text + "xyz"), "");
+}
+
 TEST(OpRecord, DeterministicIsAStringNotABool) {
   Json d = valid_record();
   d["deterministic"] = true;

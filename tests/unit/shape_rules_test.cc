@@ -191,6 +191,11 @@ TEST(ShapeRules, TransposePermIsAPermutationAndYFollowsIt) {
   EXPECT_EQ(contradiction(tr({0, 0, 1}, {2, 2, 3})),
             "/inputs/1/const_data/1: expected a permutation of 3 axes for Transpose of [2,3,4], found [0,0,1]");
   EXPECT_EQ(contradiction(tr({0, 1}, {2, 3, 4})), "/inputs/1/shape: expected [3] for Transpose, found [2]");
+  // A value above 2^63 - 1 is refused as it stands in the file, not quoted wrapped to a negative one.
+  Json r = tr({0, 1, 2}, {2, 3, 4});
+  r["inputs"][1]["const_data"][1] = std::uint64_t{1} << 63;
+  EXPECT_EQ(contradiction(r),
+            "/inputs/1/const_data/1: expected an integer axis for the perm of Transpose (a signed 64-bit one)");
 }
 
 TEST(ShapeRules, PrivateFormatsAreCheckedOnTheirOriginShape) {
