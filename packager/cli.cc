@@ -259,7 +259,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output,
-                 "Where the .run goes (default: the build folder); with -p, a folder or a path ending in .run");
+                 "Where the .run goes (default: the build folder): a folder, or the package's path ending in .run");
   app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")
       ->capture_default_str()
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}));
@@ -334,11 +334,16 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   PackageOptions o;
   o.build_dir = build_dir;
   o.output_dir = output;
+  o.name = name;
+  if (fs::path(output).extension() == ".run") {  // the package's own path, as with -p
+    Destination d = destination(output);
+    o.output_dir = d.dir;
+    if (o.name.empty()) o.name = d.name;
+  }
   o.compression = parse_compression(job.compression);
   o.force = force;
   o.records_from = records_from;
   o.stamp = stamp;
-  o.name = name;
   o.sign_key = job.sign_key;
   o.base = job.base;
   o.self_contained = job.self_contained;

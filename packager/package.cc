@@ -118,8 +118,15 @@ std::string content_digest(const Manifest& m, Compression compression) {
 // package (its header, payload hash and manifest checked); its signature is not needed: only
 // its files' hashes are used, and the installer finds those bytes in the library or refuses.
 std::string make_delta(Collected& c, const fs::path& base_run) {
-  installer::RunFile run(base_run);
-  packager::Manifest base = installer::read_checked_manifest(run.payload).manifest;
+  std::optional<installer::RunFile> opened;
+  packager::Manifest base;
+  try {
+    opened.emplace(base_run);
+    base = installer::read_checked_manifest(opened->payload).manifest;
+  } catch (const installer::VerifyError& e) {
+    throw Error(fmt::format("--base {}: {}", base_run.string(), e.what()));
+  }
+  const installer::RunFile& run = *opened;
   std::set<std::string> held;
   for (const auto& f : base.files) held.insert(f.sha256);
   for (auto& f : c.manifest.files) f.carried = !held.count(f.sha256);

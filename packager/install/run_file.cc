@@ -1,6 +1,7 @@
 #include "packager/install/run_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -17,6 +18,11 @@ using packager::run_header_value;
 RunFile::RunFile(const std::filesystem::path& path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd_ < 0) throw common::Error(fmt::format("{}: cannot open", path.string()));
+  struct stat st;
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    throw common::Error(fmt::format("{}: not a file (a package is a .run file)", path.string()));
+  }
   std::string head(1 << 20, '\0');
   ssize_t n = ::pread(fd_, head.data(), head.size(), 0);
   head.resize(n > 0 ? static_cast<std::size_t>(n) : 0);

@@ -122,7 +122,7 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   app.add_flag("--explain", why,
                "For each call with no static kernel: the installed kernel of its op nearest to it and the first "
                "field that differs (which shapes the dump never saw)");
-  app.set_version_flag("--version", fmt::format("skb-replay (skb {})", skb::common::kVersion));
+  app.set_version_flag("--version", fmt::format("skb-replay {}", skb::common::kVersion));
   if (std::optional<int> done = skb::common::parse_command_line(app, argc, argv, diag)) return *done;
 
   skb_runtime* rt = nullptr;

@@ -151,6 +151,9 @@ rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc
 expect_eq "$rc" 2 "skb-generate --package-name 'bad name'"
 grep -q "^skb-generate: error: --package-name: expected a package name static_kernel_" err || fail "$(cat err)"
 [ ! -e bad_name ] || fail "skb-generate wrote a graph whose packaging step would fail"
+rc=0; skb verify . 2>err || rc=$?
+expect_eq "$rc" 1 "skb verify of a folder (an error, not a damaged package)"
+grep -q "^skb: error: .*: not a file (a package is a .run file)$" err || fail "skb verify .: $(cat err)"
 rc=0; skb no-such-command 2>err || rc=$?
 expect_eq "$rc" 2 "skb no-such-command"
 grep -q "^skb: error: unknown command 'no-such-command'; \`skb --help\` lists the commands$" err || fail "$(cat err)"

@@ -79,6 +79,11 @@ n2=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out9/.skb -o same -q)"
 [ "$n1" != "$n2" ] || fail "two packages of other contents are both named $n1"
 expect_eq "$(ls same | wc -l)" 2 "packages in one folder, made in one second"
 
+step "-o naming the .run itself, without -p: the package there, by that name"
+skb-package out/.skb -o named/static_kernel_named.run -q >/dev/null || fail "skb-package -o .../static_kernel_named.run"
+[ -f named/static_kernel_named.run ] || fail "no package file at the path -o named: $(find named | head -3)"
+sh named/static_kernel_named.run --check >/dev/null || fail "the named package does not verify"
+
 step "an existing package of the same name is never overwritten"
 mkdir -p clash && echo "not ours" > "clash/$(basename "$a")"
 if SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o clash --compression xz -q 2>clash.err; then fail "overwrote an existing package"; fi
