@@ -97,13 +97,15 @@ skb-generate -p dump -o out_cc --toolchain "$TC" -q --no-package
 expect_eq "$(ninja_compiles out_cc)" 1 "compiles after skb-generate identified the compiler again"
 
 step "two generations into one folder write one after the other"
-python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(30)' \
+python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(300)' \
   out/.generate.lock held &
 holder=$!
-for _ in $(seq 100); do [ -e held ] && break; sleep 0.05; done
+for _ in $(seq 1200); do [ -e held ] && break; sleep 0.05; done
+[ -e held ] || fail "the folder's lock was not taken"
 skb-generate -p dump -o out --toolchain "$TC" 2>waiter.err &
 waiter=$!
-for _ in $(seq 200); do grep -q "waiting for another skb-generate writing" waiter.err && break; sleep 0.05; done
+# (up to 60 s: under load, skb-generate takes a while to scan before it asks for the folder)
+for _ in $(seq 1200); do grep -q "waiting for another skb-generate writing" waiter.err && break; sleep 0.05; done
 grep -q "waiting for another skb-generate writing .*/out" waiter.err || fail "skb-generate did not wait: $(cat waiter.err)"
 kill -0 "$waiter" 2>/dev/null || fail "skb-generate went on while the folder was held"
 kill "$holder"; wait "$holder" 2>/dev/null || true
