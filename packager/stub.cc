@@ -47,7 +47,8 @@ skb_run() {{
   shift
   GLIBC_TUNABLES=glibc.malloc.hugetlb=1${{GLIBC_TUNABLES:+:$GLIBC_TUNABLES}} exec "$skb_program" --work-file="$skb_file" \
     ${{skb_node_lock:+"--node-lock=$skb_node_lock"}} --run-file="$skb_self" --header-len="$skb_header_len" --package-name="$skb_package" \
-    --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
+    --installer-offset="$skb_installer_offset" --installer-size="$skb_installer_size" \
+    --installer-sha256="$skb_installer_sha256" --payload-offset="$skb_payload_offset" --payload-size="$skb_payload_size" \
     --payload-sha256="$skb_payload_sha256" --signature-size="$skb_signature_size" -- "$@"
 }}
 

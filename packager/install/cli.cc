@@ -12,7 +12,6 @@
 #include "packager/install/library.h"
 #include "packager/install/options.h"
 #include "packager/install/payload_reader.h"
-#include "packager/install/run_file.h"
 #include "packager/install/trust_policy.h"
 
 namespace skb::installer {
@@ -58,11 +57,16 @@ PayloadSource open_payload(const Args& a, int& fd) {
   return PayloadSource{fd, a.payload_offset, a.payload_size, a.payload_sha256, a.package_name};
 }
 
+// The installer's bytes in the .run open_payload opened (and checked the header of).
+PayloadSource carried_installer(const Args& a, int fd) {
+  return PayloadSource{fd, a.installer_offset, a.installer_size, a.installer_sha256, "", "installer"};
+}
+
 // What --info says of the installer: the package's own, unpacked by the stub (given a work file),
 // or the operator library's copy of the same program, which the stub found and ran in place.
-std::string describe_installer(const Args& a, const RunFile& run) {
-  std::string carried = run.installer.size == 0 ? "none carried (a delta: it runs the one its base left in the library)"
-                                                : fmt::format("{} bytes, gzip-compressed", run.installer.size);
+std::string describe_installer(const Args& a) {
+  std::string carried = a.installer_size == 0 ? "none carried (a delta: it runs the one its base left in the library)"
+                                              : fmt::format("{} bytes, gzip-compressed", a.installer_size);
   if (!a.work_file.empty() || !a.node_lock.empty()) return carried + "; running it";
   std::string self = "(unknown path)";
   try {
@@ -116,13 +120,12 @@ int run(const Args& a, const common::Diag& diag) {
   if (a.info || a.list) {
     packager::Manifest m = read_checked_manifest(src).manifest;
     if (a.info) {
-      RunFile run_file(a.run_file);
       std::printf(
           "package:     %s\nsoc:         %s\ncreated:     %s\nkernels:     %zu\ninstalled:   %llu bytes\n"
           "toolchain:   %s (%s)\nmade by:     skb %s\nsignature:   %s\ninstaller:   %s\n",
           m.package.c_str(), m.soc.c_str(), m.created.c_str(), m.kernels.size(),
           static_cast<unsigned long long>(m.installed_size), m.toolchain.c_str(), m.toolchain_identity.c_str(),
-          m.skb_version.c_str(), signed_by.c_str(), describe_installer(a, run_file).c_str());
+          m.skb_version.c_str(), signed_by.c_str(), describe_installer(a).c_str());
       if (!m.base.empty())
         std::printf("base:        %s (a delta: %zu of its %zu files are taken from the library)\n", m.base.c_str(),
                     m.files_from_base(), m.files.size());
@@ -148,19 +151,17 @@ int run(const Args& a, const common::Diag& diag) {
   if (policy && !signature.trusted()) throw UntrustedError(fmt::format("{} is {}", a.package_name, signed_by));
   if (a.check) {
     // The installer too: the one running may be the library's copy, not the package's.
-    RunFile run_file(a.run_file);
-    verify_payload_hash(run_file.installer);
+    verify_payload_hash(carried_installer(a, fd));
     verify_payload_hash(src);
     packager::Manifest m = read_payload(src, {});
     std::printf("%s: OK (header, %spayload and %zu files verified; %s%s)\n", m.package.c_str(),
-                run_file.installer.size ? "installer, " : "", m.files.size() - m.files_from_base(), signed_by.c_str(),
+                a.installer_size ? "installer, " : "", m.files.size() - m.files_from_base(), signed_by.c_str(),
                 m.base.empty() ? "" : ("; a delta on " + m.base).c_str());
     return kExitOk;
   }
   // The stub checked the installer it unpacked; the bytes of one that the library's copy stood in
   // for are checked here, so that a .run that --check refuses is never extracted or installed.
-  if (a.work_file.empty() && a.node_lock.empty())
-    if (RunFile run_file(a.run_file); run_file.installer.size) verify_payload_hash(run_file.installer);
+  if (a.work_file.empty() && a.node_lock.empty()) verify_payload_hash(carried_installer(a, fd));
   if (!a.extract.empty()) {
     verify_payload_hash(src);
     fs::path dest = fs::absolute(a.extract).lexically_normal() / a.package_name;

@@ -66,6 +66,9 @@ when it carries none, the library lacks (nothing was written).
 enum StubId : int {
   kRunFile = 256,
   kPackageName,
+  kInstallerOffset,
+  kInstallerSize,
+  kInstallerSha256,
   kPayloadOffset,
   kPayloadSize,
   kPayloadSha256,
@@ -79,6 +82,9 @@ enum StubId : int {
 
 constexpr option kStubOptions[] = {{"run-file", required_argument, nullptr, kRunFile},
                                    {"package-name", required_argument, nullptr, kPackageName},
+                                   {"installer-offset", required_argument, nullptr, kInstallerOffset},
+                                   {"installer-size", required_argument, nullptr, kInstallerSize},
+                                   {"installer-sha256", required_argument, nullptr, kInstallerSha256},
                                    {"payload-offset", required_argument, nullptr, kPayloadOffset},
                                    {"payload-size", required_argument, nullptr, kPayloadSize},
                                    {"payload-sha256", required_argument, nullptr, kPayloadSha256},
@@ -192,6 +198,7 @@ std::optional<int> parse_stub_options(int argc, char** argv, Args& a) {
   opterr = 0;
   optind = 0;  // glibc: start afresh
   int n = static_cast<int>(args.size()) - 1, id, at = 0;
+  bool installer_given = false;
   while ((id = getopt_long(n, args.data(), "+:", kStubOptions, &at)) != -1) {
     if (id == '?' || id == ':' || !written_in_full(option_token(args.data()), kStubOptions[at].name))
       return std::nullopt;
@@ -202,6 +209,16 @@ std::optional<int> parse_stub_options(int argc, char** argv, Args& a) {
         break;
       case kPackageName:
         a.package_name = optarg;
+        break;
+      case kInstallerOffset:
+        ok = parse_number(optarg, a.installer_offset);
+        break;
+      case kInstallerSize:
+        ok = parse_number(optarg, a.installer_size);
+        break;
+      case kInstallerSha256:
+        a.installer_sha256 = optarg;
+        installer_given = true;
         break;
       case kPayloadOffset:
         ok = parse_number(optarg, a.payload_offset);
@@ -236,6 +253,7 @@ std::optional<int> parse_stub_options(int argc, char** argv, Args& a) {
     if (!ok) return std::nullopt;
   }
   if (optind != n) return std::nullopt;
+  if (!a.run_file.empty() && !installer_given) return std::nullopt;  // a package's stub says where its installer is
   return end + 1;
 }
 

@@ -12,6 +12,11 @@ struct Args {
   // From the stub, before `--`.
   std::string run_file, package_name, payload_sha256, work_file, node_lock;
   std::uint64_t header_len = 0, payload_offset = 0, payload_size = 0, signature_size = 0;
+  // The installer's bytes as the .run carries them (size 0: a delta that carries none); the stub
+  // gives them with the payload's, so that the library's copy, run in the carried one's place,
+  // checks them on the file it has open.
+  std::uint64_t installer_offset = 0, installer_size = 0;
+  std::string installer_sha256;
   std::string package, library;  // uninstall.sh: the package to remove and the ai_core folder it is in
   // From the user, after `--`.
   std::string trusted_keys, extract, install_path;

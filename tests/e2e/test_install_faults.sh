@@ -34,7 +34,8 @@ prog, run, user = sys.argv[1], sys.argv[2], sys.argv[3:]
 head = open(run, "rb").read(16384).decode("latin-1")
 v = dict(re.findall(r"^skb_(\w+)=(\S*)$", head, re.M))
 print(json.dumps([prog, "--run-file=" + run, "--header-len=" + v["header_len"], "--package-name=" + v["package"],
-                  "--payload-offset=" + v["payload_offset"], "--payload-size=" + v["payload_size"],
+                  "--installer-offset=" + v["installer_offset"], "--installer-size=" + v["installer_size"],
+                  "--installer-sha256=" + v["installer_sha256"], "--payload-offset=" + v["payload_offset"], "--payload-size=" + v["payload_size"],
                   "--payload-sha256=" + v["payload_sha256"], "--signature-size=" + v["signature_size"], "--"] + user))
 PY
 }
