@@ -257,7 +257,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   std::error_code ec;
   fs::create_directories(kdir, ec);
   if (ec) throw Error(fmt::format("{}: cannot create: {}", kdir.string(), ec.message()));
-  FolderLock lock(out, diag);
+  common::FileLock lock = lock_output_folder(out, diag);
 
   write_infos(kdir, plan.kernels, threads);
 

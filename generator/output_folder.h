@@ -5,23 +5,16 @@
 #include <vector>
 
 #include "common/diag.h"
+#include "common/file_lock.h"
 #include "common/fs.h"
 
 namespace skb::generator {
 
-/// OUT/.generate.lock, held while a generation writes OUT: two skb-generate runs into one folder
-/// (a user's and ninja's own rerun) write one after the other, never their files interleaved, so
-/// that the folder is always one generation's. The second waits, saying so through diag.
-class FolderLock {
- public:
-  FolderLock(const std::filesystem::path& out, const common::Diag& diag);
-  ~FolderLock();
-  FolderLock(const FolderLock&) = delete;
-  FolderLock& operator=(const FolderLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
+/// Locks OUT/.generate.lock, to be held while a generation writes OUT: two skb-generate runs into
+/// one folder (a user's and ninja's own rerun) write one after the other, never their files
+/// interleaved, so that the folder is always one generation's. The second waits, saying so
+/// through diag.
+common::FileLock lock_output_folder(const std::filesystem::path& out, const common::Diag& diag);
 
 /// Files written together: each is written beside its place when added (so that a failure, a
 /// missing folder or a full disk, comes before any replaces its old version) and all are renamed

@@ -10,7 +10,6 @@
 // lease). A lapsed claim is taken over by renaming it aside first: of several builders that
 // find it lapsed, one rename succeeds.
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +23,8 @@
 #include <optional>
 #include <vector>
 
+#include "common/error.h"
+#include "common/file_lock.h"
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "store/file_layout.h"
@@ -83,10 +84,12 @@ class FileStore : public Store {
     fs::create_directories(shard, ec);
     if (ec) fail("cannot create", shard, ec.value());
     if (max_size_ == 0) return write(path, value);
-    Fd lock{::open((shard / kShardLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)};
-    if (lock.fd < 0) fail("cannot open", shard / kShardLock, errno);
-    while (::flock(lock.fd, LOCK_EX) != 0)
-      if (errno != EINTR) fail("cannot lock", shard / kShardLock, errno);
+    std::optional<common::FileLock> lock;
+    try {
+      lock.emplace(shard / kShardLock, 0644);
+    } catch (const common::Error& e) {
+      throw StoreError(e.what());
+    }
     struct stat old {};
     std::uint64_t old_size = ::stat(path.c_str(), &old) == 0 ? static_cast<std::uint64_t>(old.st_size) : 0;
     write(path, value);

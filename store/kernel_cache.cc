@@ -1,7 +1,6 @@
 #include "store/kernel_cache.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/file_lock.h"
 #include "common/fs.h"
 #include "store/entry_signature.h"
 #include "store/module.h"
@@ -439,20 +439,13 @@ constexpr const char* kStoreStatsLock = "stats.lock";
 // Runs f under an exclusive flock of <dir>/stats.lock; false when the lock cannot be taken.
 template <typename F>
 bool with_stats_lock(const fs::path& dir, F&& f) {
-  int fd = ::open((dir / kStoreStatsLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  while (::flock(fd, LOCK_EX) != 0)
-    if (errno != EINTR) {
-      ::close(fd);
-      return false;
-    }
+  std::optional<common::FileLock> lock;
   try {
-    f();
-  } catch (...) {
-    ::close(fd);
-    throw;
+    lock.emplace(dir / kStoreStatsLock, 0600);
+  } catch (const common::Error&) {
+    return false;
   }
-  ::close(fd);
+  f();
   return true;
 }
 

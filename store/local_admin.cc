@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/file_lock.h"
 #include "common/fs.h"
 #include "common/json_input.h"
 #include "common/sha256.h"
@@ -32,21 +32,9 @@ namespace {
 constexpr const char* kKeyPrefix = "skb1_";
 
 // One shard, locked for as long as the object lives.
-class ShardLock {
+class ShardLock : public common::FileLock {
  public:
-  explicit ShardLock(const fs::path& shard) {
-    fd_ = ::open((shard / kShardLock).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0)
-      throw common::Error(fmt::format("{}: cannot open: {}", (shard / kShardLock).string(), std::strerror(errno)));
-    while (::flock(fd_, LOCK_EX) != 0)
-      if (errno != EINTR) throw common::Error(fmt::format("{}: cannot lock", (shard / kShardLock).string()));
-  }
-  ~ShardLock() { ::close(fd_); }
-  ShardLock(const ShardLock&) = delete;
-  ShardLock& operator=(const ShardLock&) = delete;
-
- private:
-  int fd_ = -1;
+  explicit ShardLock(const fs::path& shard) : common::FileLock(shard / kShardLock, 0600) {}
 };
 
 struct Entry {
