@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 
 #include "common/cli_parse.h"
 #include "common/error.h"
@@ -163,12 +164,18 @@ void add_cache_command(CLI::App& skb, CacheCommand& c) {
   config->add_flag("--json", c.json, "One JSON document (for CI)");
 }
 
-// "unknown command 'x'; ..." when the words before the first option name a command that is not
-// there (CLI11 would say that a subcommand is required), else "".
+// What is wrong with the words before a command's own options, where CLI11 would say that "a
+// subcommand is required": a command that is not there ("unknown command 'x'; ..."), an option
+// not taken before a command ("unknown option '-x'; ..."), or no command at all. Else "".
 std::string unknown_command(CLI::App& app, const std::string& program, int argc, char** argv) {
   CLI::App* at = &app;
   std::string path = program;
-  for (int i = 1; i < argc && argv[i][0] != '-' && at->get_require_subcommand_min() > 0; ++i) {
+  for (int i = 1; i < argc && at->get_require_subcommand_min() > 0; ++i) {
+    if (argv[i][0] == '-') {  // before a command: --help and --version only
+      std::string name(argv[i], std::strcspn(argv[i], "="));
+      if (at->get_option_no_throw(name)) return "";
+      return fmt::format("unknown option '{}'; `{} --help` lists the options", name, path);
+    }
     CLI::App* next = nullptr;
     for (CLI::App* s : at->get_subcommands([](CLI::App*) { return true; }))
       if (s->check_name(argv[i])) next = s;
@@ -176,7 +183,11 @@ std::string unknown_command(CLI::App& app, const std::string& program, int argc,
     at = next;
     path += " " + at->get_name();
   }
-  return "";
+  if (at->get_require_subcommand_min() == 0) return "";
+  std::string names;
+  for (CLI::App* s : at->get_subcommands([](CLI::App*) { return true; }))
+    names += (names.empty() ? "" : ", ") + s->get_name();
+  return fmt::format("expected a command ({}); `{} --help` says what each does", names, path);
 }
 
 int skb_main(int argc, char** argv, common::Diag& diag) {

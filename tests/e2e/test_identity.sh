@@ -157,6 +157,12 @@ grep -q "^skb: error: .*: not a file (a package is a .run file)$" err || fail "s
 rc=0; skb no-such-command 2>err || rc=$?
 expect_eq "$rc" 2 "skb no-such-command"
 grep -q "^skb: error: unknown command 'no-such-command'; \`skb --help\` lists the commands$" err || fail "$(cat err)"
+rc=0; skb --no-such-option 2>err || rc=$?
+expect_eq "$rc" 2 "skb --no-such-option"
+grep -q "^skb: error: unknown option '--no-such-option'; \`skb --help\` lists the options$" err || fail "$(cat err)"
+rc=0; skb key 2>err || rc=$?
+expect_eq "$rc" 2 "skb key without its command"
+grep -q "^skb: error: expected a command (new, public, own); \`skb key --help\` says what each does$" err || fail "$(cat err)"
 help=$("$one/bin/skb" explain --help)
 grep -q "skb explain BUILD_A BUILD_B" <<<"$help" || fail "the help does not teach the forms"
 
