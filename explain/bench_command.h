@@ -14,6 +14,7 @@ extern const char* const kBenchHelp;
 /// `skb bench --install-path DIR RECORDS...`: times every static kernel of an installed library
 /// against the same call through the runtime's dynamic path, on this machine, and keeps the
 /// verdicts in the library (<ai_core>/payoff/<machine class>.json) for the runtime to act on.
+/// Its values are checked where the command line is parsed (add_bench_command).
 struct BenchCommand {
   CLI::App* app = nullptr;
   std::string install_path, soc, output;
