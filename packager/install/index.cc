@@ -361,10 +361,10 @@ std::optional<Rope> splice_index_parts(std::string old_text, const PackagePieces
       all.insert(all.end(), l->begin(), l->end());
       std::inplace_merge(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(mid), all.end(), by_key);
     }
-    std::vector<ListEntry> out;
-    out.reserve(all.size());
-    for (const auto& k : all) out.push_back(k.entry);
-    return out;
+    std::vector<ListEntry> in_order;
+    in_order.reserve(all.size());
+    for (const auto& k : all) in_order.push_back(k.entry);
+    return in_order;
   };
   std::map<std::string_view, OpEntry> entries;
   for (auto& [name, op] : ops) {
