@@ -17,6 +17,7 @@
 #include "generator/template_includes.h"
 #include "generator/toolchain_profile.h"
 #include "opmodel/op_record.h"
+#include "packager/format/manifest.h"
 
 namespace skb::generator {
 using opmodel::is_identifier;
@@ -98,8 +99,10 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
     tc.soc = f.family;
     tc.soc_known = f.known;
   }
-  if (!is_identifier(tc.soc))
-    throw Error(fmt::format("--soc {}: expected a SoC name of [A-Za-z0-9_] or one of the SoC table", soc_arg));
+  if (!packager::is_soc_name(tc.soc)) {
+    if (soc_arg.empty()) throw FieldError("/default_soc", packager::kSocNameExpected);
+    throw Error(fmt::format("--soc {}: {}, or one of the SoC table", soc_arg, packager::kSocNameExpected));
+  }
   tc.sidecar = p.sidecar;
   tc.core_type = p.core_type;
   tc.block_dim = p.block_dim;

@@ -42,6 +42,14 @@ std::filesystem::path library_root(const std::filesystem::path& install_path) {
   return install_path / "opp" / "static_kernel" / "ai_core";
 }
 
+const char* const kSocNameExpected =
+    "expected a SoC name of [A-Za-z0-9_] other than bin, config and payoff (the operator library's own folders)";
+
+bool is_soc_name(std::string_view soc) {
+  return !soc.empty() && soc.size() <= 160 && std::all_of(soc.begin(), soc.end(), is_name_char) && soc != "bin" &&
+         soc != "config" && soc != "payoff";
+}
+
 bool is_simplified_key(std::string_view key) {
   return key.size() <= (1 << 16) && std::all_of(key.begin(), key.end(), [](char c) {
            return is_name_char(c) || c == '/' || c == '=' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']';
@@ -147,7 +155,8 @@ Manifest parse_manifest(const Json& doc) {
   m.format = static_cast<int>(root.at("format").integer(1, 1));
   m.package = root.at("package").string(128);
   if (!is_package_name(m.package)) throw FieldError("/package", "expected static_kernel_<[A-Za-z0-9_]>");
-  m.soc = name_field(root.at("soc"));
+  m.soc = root.at("soc").string(160);
+  if (!is_soc_name(m.soc)) throw FieldError("/soc", kSocNameExpected);
   m.created = root.at("created").string(64);
   m.skb_version = root.at("skb_version").string(64);
   m.toolchain = name_field(root.at("toolchain"));

@@ -101,6 +101,11 @@ bool is_simplified_key(std::string_view key);
 /// <install_path>/opp/static_kernel/ai_core. The installer writes it, the runtime reads it.
 std::filesystem::path library_root(const std::filesystem::path& install_path);
 
+/// A SoC's name: [A-Za-z0-9_], at most 160 characters, and not a folder the operator library keeps
+/// for itself (bin, config, payoff), since a SoC's kernels install into <ai_core>/<soc>.
+bool is_soc_name(std::string_view soc);
+extern const char* const kSocNameExpected;
+
 /// A relative path of 1-8 components of 1-255 characters of [A-Za-z0-9_.-], none of them "." or "..".
 bool is_safe_relative_path(std::string_view path);
 

@@ -158,6 +158,18 @@ TEST(Manifest, KernelBinaryMustBeAListedFile) {
   EXPECT_EQ(error_of(d), "/kernels/0/bin: expected the path of a file listed in /files");
 }
 
+// A SoC's kernels install into <ai_core>/<soc>: a package never writes into the library's own folders.
+TEST(Manifest, ASocNamedAsALibraryFolderIsRefused) {
+  for (const char* soc : {"bin", "config", "payoff", "", "a/b", "."}) {
+    EXPECT_FALSE(is_soc_name(soc)) << soc;
+    Json d = Json::parse(manifest_json(sample()));
+    d["soc"] = soc;
+    EXPECT_EQ(error_of(d), std::string("/soc: ") + kSocNameExpected) << soc;
+  }
+  EXPECT_TRUE(is_soc_name("ascend910b"));
+  EXPECT_TRUE(is_soc_name("config2"));
+}
+
 TEST(Manifest, PackageNamesAreChecked) {
   EXPECT_TRUE(is_package_name("static_kernel_20261122033000"));
   EXPECT_FALSE(is_package_name("static_kernel_"));

@@ -4,6 +4,7 @@
 #include "generator/plan.h"
 #include "generator/soc_table.h"
 #include "generator/toolchain.h"
+#include "packager/format/manifest.h"
 #include "test_util.h"
 #include "tests/support/records.h"
 
@@ -201,6 +202,12 @@ TEST(Toolchain, ALinkStepReadsTheObjectTheCompileWrites) {
 
 TEST(Toolchain, SocMustBeAName) {
   EXPECT_THROW(load_toolchain("host", SKB_TEST_TEMPLATES, "../x", {}), common::Error);
+  for (const char* own : {"bin", "config", "payoff"}) {  // the operator library's own folders
+    EXPECT_THROW(load_toolchain("host", SKB_TEST_TEMPLATES, own, {}), common::Error) << own;
+    Json p = minimal_profile();
+    p["default_soc"] = own;
+    EXPECT_EQ(load_error(p), std::string("/default_soc: ") + packager::kSocNameExpected) << own;
+  }
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "cpu_v2", {}).soc, "cpu_v2");
 }
 
