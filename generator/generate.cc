@@ -265,6 +265,11 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   in.skb_generate = common::self_exe();
   in.regenerate_args = regenerate_args(o, local);
   in.regen_inputs = found.folders;
+  // A rejected record is one a user fixes in place, which changes no folder: its own change
+  // reruns the generation too. (Every record would cost every build a stat of each, a million in
+  // a large dump; valid ones come as new files.)
+  for (const Rejected& r : scan.rejected)
+    if (!std::binary_search(found.not_files.begin(), found.not_files.end(), r.file)) in.regen_inputs.push_back(r.file);
   in.regen_inputs.insert(in.regen_inputs.end(), tc.inputs.begin(), tc.inputs.end());
   in.regen_inputs.push_back(in.skb_generate);
   fs::path skb_package = in.skb_generate.parent_path() / "skb-package";

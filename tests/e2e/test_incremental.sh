@@ -52,6 +52,22 @@ other=$(ls -d dump/*_outputs | tail -1)
 cp "$opdir/Relu_float16_ND_3_5_7_999.json" "$(ls -d "$other"/*_opcompile)/Relu_float16_ND_3_5_7_5.json"
 expect_eq "$(ninja_compiles out)" 0 "compiles after a duplicate from another rank"
 
+step "a rejected record fixed in place: ninja alone regenerates and compiles exactly its kernel"
+bad="$opdir/Relu_float16_ND_3_5_9_998.json"
+echo '{"op_type": "Relu",' > "$bad"
+expect_eq "$(ninja_compiles out)" 0 "compiles after a broken record"
+grep -q "Relu_float16_ND_3_5_9_998.json" out/summary.json || fail "summary.json does not list the rejected record"
+sleep 1.1  # a later mtime than the graph's, on any file system
+python3 - "$opdir/Relu_float16_ND_3_5_7_999.json" "$bad" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r["inputs"] + r["outputs"]:
+    t["shape"] = t["origin_shape"] = [3, 5, 9]
+json.dump(r, open(sys.argv[2], "w"), indent=2, sort_keys=True)
+PY
+expect_eq "$(ninja_compiles out)" 1 "compiles after the record was fixed in place"
+expect_eq "$(ninja -C out | tail -1)" "ninja: no work to do." "ninja after the fix"
+
 step "a changed template rebuilds only its op's kernels"
 softmax=$(json_get out/summary.json 'j["planned"]["SoftmaxV2"]')
 echo "// a comment that changes the template's bytes" >> tc/kernels/host/softmax.cc
