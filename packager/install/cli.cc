@@ -169,14 +169,20 @@ int run(const Args& a, const common::Diag& diag) {
     fs::path staging = dest.parent_path() / fmt::format(".{}.extract.{}", a.package_name, ::getpid());
     std::error_code ec;
     fs::create_directories(dest.parent_path(), ec);
+    packager::Manifest m;
     try {
-      read_payload(src, staging);
+      m = read_payload(src, staging);
     } catch (...) {
       fs::remove_all(staging, ec);
       throw;
     }
     fs::rename(staging, dest);
     diag.note(fmt::format("extracted {} into {}", a.package_name, dest.string()));
+    if (std::size_t left = m.files_from_base(); left && !a.quiet)  // a delta's extract is not whole
+      diag.warning(
+          fmt::format("{} is a delta on {}: {} of its {} files are the base's, not carried, so not "
+                      "extracted; extract {} too for them",
+                      a.package_name, m.base, left, m.files.size(), m.base));
     return kExitOk;
   }
   if (!policy && !a.quiet)  // -q: errors only

@@ -39,6 +39,11 @@ expect_eq "$(sh "$S" --list | wc -l)" "$nb" "kernels --list shows"
 expect_eq "$(sh "$S" --list | grep -c "	from $pa$")" "$na" "kernels --list marks as the base's"
 skb verify "$S" | grep -q "a delta on $pa: [0-9]* of its files come from the base)$" ||
   fail "skb verify does not name the base: $(skb verify "$S")"
+sh "$S" --extract="$PWD/ex" 2>ex.err || fail "--extract of the delta: $(cat ex.err)"
+nfrom=$(sh "$S" --list | grep -c "	from $pa$" || true)
+grep -q "$(basename "$S" .run) is a delta on $pa: [0-9]* of its [0-9]* files are the base's, not carried, so not extracted; extract $pa too" ex.err ||
+  fail "--extract of a delta does not say what it left out: $(cat ex.err)"
+expect_eq "$(find ex -name '*.so' | wc -l)" $((nb - nfrom)) "kernels a delta's --extract unpacks"
 
 step "a library without A's kernels refuses it: exit 5, nothing written"
 rc=0; sh "$D" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
