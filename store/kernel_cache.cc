@@ -436,17 +436,11 @@ namespace {
 constexpr const char* kStoreStats = "stats.json";
 constexpr const char* kStoreStatsLock = "stats.lock";
 
-// Runs f under an exclusive flock of <dir>/stats.lock; false when the lock cannot be taken.
+// Runs f under an exclusive flock of <dir>/stats.lock; throws common::Error when it cannot be taken.
 template <typename F>
-bool with_stats_lock(const fs::path& dir, F&& f) {
-  std::optional<common::FileLock> lock;
-  try {
-    lock.emplace(dir / kStoreStatsLock, 0600);
-  } catch (const common::Error&) {
-    return false;
-  }
+void with_stats_lock(const fs::path& dir, F&& f) {
+  common::FileLock lock(dir / kStoreStatsLock, 0600);
   f();
-  return true;
 }
 
 }  // namespace
@@ -471,6 +465,8 @@ void add_store_stats(const fs::path& dir, const TierStats& build) {
 }
 
 void zero_store_stats(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec) && !ec) return;  // a store never used has counted nothing
   with_stats_lock(dir, [&] {
     common::write_atomic(dir / kStoreStats, TierStats().json().dump(2) + "\n", 0600, common::Sync::kAtomic);
   });

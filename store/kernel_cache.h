@@ -126,7 +126,7 @@ class KernelCache {
 void add_store_stats(const std::filesystem::path& local_dir, const TierStats& build);
 /// What a local store counted since its last zero.
 TierStats read_store_stats(const std::filesystem::path& local_dir);
-/// Starts a local store's counts again.
+/// Starts a local store's counts again; throws common::Error when they cannot be written.
 void zero_store_stats(const std::filesystem::path& local_dir);
 
 /// The report step: adds up cache/log into cache/stats.json and summary.json's "cache", prints

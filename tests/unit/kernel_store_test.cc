@@ -453,5 +453,22 @@ TEST(KernelStore, AClaimOfADeadProcessOfThisHostIsKnownDead) {
   EXPECT_FALSE(store::claimant_is_dead("not a token"));
 }
 
+// skb cache zero: counts that cannot be written are an error, never "set to zero".
+TEST(KernelStore, ZeroingCountsItCannotWriteIsAnError) {
+  auto dir = test::scratch_dir();
+  store::TierStats counted;
+  counted.local.hits = counted.total.hits = 3;
+  store::add_store_stats(dir, counted);
+  EXPECT_EQ(store::read_store_stats(dir).total.hits, 3u);
+  store::zero_store_stats(dir);
+  EXPECT_EQ(store::read_store_stats(dir).total.hits, 0u);
+  store::add_store_stats(dir, counted);
+  fs::remove(dir / "stats.lock");
+  fs::create_directory(dir / "stats.lock");  // a lock that cannot be opened, as on a read-only disk
+  EXPECT_THROW(store::zero_store_stats(dir), common::Error);
+  EXPECT_EQ(store::read_store_stats(dir).total.hits, 3u);
+  EXPECT_NO_THROW(store::zero_store_stats(dir / "never-used")) << "nothing counted, nothing to write";
+}
+
 }  // namespace
 }  // namespace skb::generator
