@@ -1,10 +1,14 @@
 #include "runtime/miss_recorder.h"
 
 #include <fmt/format.h>
+#include <pthread.h>
 #include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <new>
 
 #include "common/fs.h"
 #include "common/json_input.h"
@@ -32,7 +36,53 @@ std::string timestamp() {
   return fmt::format("{}{:06d}", text, now.tv_nsec / 1000);
 }
 
+// Every live recorder, for the fork handlers.
+std::mutex& live_mu() {
+  static std::mutex mu;
+  return mu;
+}
+std::vector<MissRecorder*>& live() {
+  static std::vector<MissRecorder*> recorders;
+  return recorders;
+}
+
 }  // namespace
+
+void MissRecorder::before_fork() {
+  live_mu().lock();
+  for (MissRecorder* r : live()) {
+    r->flush_mu_.lock();
+    r->mu_.lock();
+  }
+}
+
+void MissRecorder::after_fork_in_parent() {
+  for (MissRecorder* r : live()) {
+    r->mu_.unlock();
+    r->flush_mu_.unlock();
+  }
+  live_mu().unlock();
+}
+
+void MissRecorder::after_fork_in_child() {
+  for (MissRecorder* r : live()) {
+    // The child is the forking thread alone: the recorder's thread is the parent's, its handle
+    // let go (never joined), and the condition it waited on counts a waiter that is not here,
+    // whose wake-up its destruction would wait for forever: it is made anew.
+    (void)r->thread_.release();
+    new (&r->wake_) std::condition_variable();
+    r->mu_.unlock();
+    r->flush_mu_.unlock();
+  }
+  live_mu().unlock();
+}
+
+MissRecorder::MissRecorder() {
+  static const bool handlers = pthread_atfork(&before_fork, &after_fork_in_parent, &after_fork_in_child) == 0;
+  (void)handlers;
+  std::lock_guard<std::mutex> lock(live_mu());
+  live().push_back(this);
+}
 
 std::string record_file_name(const opmodel::OpRecord& record, std::uint64_t n) {
   const opmodel::Tensor* first = nullptr;
@@ -50,6 +100,10 @@ std::string record_text(const common::Json& call) {
 }
 
 MissRecorder::~MissRecorder() {
+  {
+    std::lock_guard<std::mutex> lock(live_mu());
+    live().erase(std::find(live().begin(), live().end(), this));
+  }
   std::unique_lock<std::mutex> lock(mu_);
   if (pid_ != 0 && pid_ != static_cast<long>(getpid())) {
     // A forked child: the thread is its parent's; leave it, write nothing.

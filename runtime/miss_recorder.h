@@ -26,13 +26,13 @@ namespace skb::runtime {
 /// with -9 loses at most the last interval's. Memory is bounded: at most `cap` distinct calls
 /// are kept, the rest counted. A folder that cannot be written costs one warning on stderr and
 /// the run goes on (the records are tried again at the next flush). Thread-safe; a process
-/// forked from a recording one records nothing.
+/// forked from a recording one records nothing, and exits as any other.
 class MissRecorder {
  public:
   static constexpr std::size_t kDefaultCap = 4096;
   static constexpr std::chrono::milliseconds kDefaultInterval{5000};
 
-  MissRecorder() = default;
+  MissRecorder();
   MissRecorder(const MissRecorder&) = delete;
   MissRecorder& operator=(const MissRecorder&) = delete;
   ~MissRecorder();  // stop()
@@ -68,6 +68,11 @@ class MissRecorder {
   };
   void loop();
   void stop_thread(std::unique_lock<std::mutex>& lock);
+  // fork() handlers (pthread_atfork), for every live recorder: no fork happens while one holds
+  // its locks, and in the child, where its thread is not, nothing waits for that thread.
+  static void before_fork();
+  static void after_fork_in_parent();
+  static void after_fork_in_child();
 
   mutable std::mutex mu_;
   bool active_ = false;

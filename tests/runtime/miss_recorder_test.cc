@@ -232,6 +232,38 @@ TEST(MissRecorder, TwoProcessesRecordingIntoOneFolderEachWriteTheirOwn) {
   EXPECT_EQ(recorded(dir).size(), 3u);
 }
 
+// A process forked while the recorder's thread waits records nothing and exits: the thread is
+// not in the child, and nothing there waits for it.
+TEST(MissRecorder, AChildForkedWhileItsThreadWaitsExits) {
+  fs::path dir = scratch("fork");
+  MissRecorder r;
+  r.start(dir, MissRecorder::kDefaultCap, std::chrono::milliseconds(20));
+  r.note(matmul(5).dump());
+  for (int i = 0; i < 6000 && recorded(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(recorded(dir).size(), 1u) << "the thread wrote, and waits for the next interval";
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    r.note(matmul(7).dump());
+    r.flush();
+    r.~MissRecorder();  // as at exit
+    _exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int i = 0; i < 6000 && (done = waitpid(child, &status, WNOHANG)) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (done == 0) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the child never exited";
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  r.note(matmul(9).dump());
+  r.stop();
+  EXPECT_EQ(recorded(dir).size(), 2u) << "the parent records on; the child recorded nothing";
+}
+
 TEST(MissRecorder, RecordsAreWrittenEveryIntervalWithoutAFlush) {
   fs::path dir = scratch("interval");
   MissRecorder r;
