@@ -169,20 +169,37 @@ void Library::remove_root_if_empty() {
 }
 
 std::vector<std::string> Library::read_order() const {
-  // Missing: no package is installed. Unreadable: an IoError, never "none".
-  std::optional<std::string> text = common::read_file_if_exists(root_ / "config.ini", 1 << 20);
-  if (!text) return {};
+  // Missing: no package is listed. Unreadable: an IoError, never "none".
+  std::string text = common::read_file_if_exists(root_ / "config.ini", 1 << 20).value_or("");
   // An install reads the order three times, and lists ai_core/ once. The text is the key: this
   // run removes a package only after config.ini has stopped listing it.
-  if (order_ && order_->first == *text) return order_->second;
-  std::vector<std::string> order = parse_config_ini(*text);
+  if (order_ && order_->first == text) return order_->second;
+  std::vector<std::string> order = parse_config_ini(text);
   // A package's folder only ever appears whole, renamed from its staging folder with its manifest
   // in it: the folder says it is installed. One read of ai_core/, not a look per package.
-  std::vector<std::string> listed = common::list_folders(root_);
+  std::vector<std::string> listed =
+      common::path_exists(root_) ? common::list_folders(root_) : std::vector<std::string>{};
   std::unordered_set<std::string_view> folders(listed.begin(), listed.end());
   order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return !folders.count(p); }),
               order.end());
-  order_.emplace(std::move(*text), order);
+  // And a package folder config.ini does not list is installed all the same: an install lists its
+  // package (under its journal) before the folder appears, and an uninstall removes the folder
+  // under its journal, so only a damaged, emptied or deleted config.ini leaves one unlisted. It
+  // is kept, with the lowest priority (newest first by name, which begins with its time), never
+  // dropped from the indexes and then removed with ai_core/ as if nothing were installed.
+  std::unordered_set<std::string_view> in_order(order.begin(), order.end());
+  std::vector<std::string> unlisted;
+  for (const std::string& f : listed)
+    if (packager::is_package_name(f) && !in_order.count(f) && common::is_file(root_ / f / packager::kManifestName))
+      unlisted.push_back(f);
+  if (!unlisted.empty()) {
+    std::sort(unlisted.rbegin(), unlisted.rend());
+    diag_.warning(fmt::format("{} does not list {} installed package{} ({}{}): kept, after those it lists",
+                              (root_ / "config.ini").string(), unlisted.size(), unlisted.size() > 1 ? "s" : "",
+                              unlisted.front(), unlisted.size() > 1 ? ", ..." : ""));
+    order.insert(order.end(), unlisted.begin(), unlisted.end());
+  }
+  order_.emplace(std::move(text), order);
   return order;
 }
 

@@ -76,7 +76,8 @@ class Library {
   /// config/<soc>/binary_info_config.json: the merged index of a soc, the one opbase reads.
   std::filesystem::path index_file(const std::string& soc) const;
   void recover();
-  /// The packages config.ini lists whose folder is there, newest first. config.ini is read each
+  /// The packages config.ini lists whose folder is there, newest first, then those whose folder
+  /// is there that it does not list (a damaged config.ini: said once). config.ini is read each
   /// time (a read error is an IoError, never "none"); ai_core/ is listed once per text of it.
   std::vector<std::string> read_order() const;
   /// Writes config.ini, every soc index, version.info and the uninstall scripts for `order`;

@@ -107,4 +107,20 @@ PY
   expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A came again, B's pieces damaged ($damage)"
   expect_eq "$(canonical)" "$both" "the index after A came again, B's pieces damaged ($damage)"
 done
+
+step "config.ini emptied or deleted: installs and uninstalls keep every package its folders hold"
+: > "$root/config.ini"
+sh "$A" --install-path="$lib" --uninstall 2>ini.err || fail "A's uninstall beside an empty config.ini"
+grep -q "config.ini does not list 2 installed packages ($pb, ...): kept, after those it lists" ini.err ||
+  fail "the uninstall did not say what config.ini lacked: $(cat ini.err)"
+[ -d "$root/$pb" ] || fail "B's folder went with A's uninstall"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A went beside an empty config.ini"
+rm "$root/config.ini"
+sh "$A" --install-path="$lib" -q || fail "A's install without config.ini"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A came again without config.ini"
+expect_eq "$(grep -c "^load_priority=$pa,$pb$" "$root/config.ini")" 1 "config.ini, written again whole"
+printf '[static_kernel]\nload_priorty=%s\n' "$pa" > "$root/config.ini"  # a misspelt key
+sh "$A" --install-path="$lib" --uninstall -q || fail "A's uninstall beside a misspelt config.ini"
+sh "$B" --install-path="$lib" --uninstall -q || fail "B's uninstall"
+[ ! -e "$root" ] || fail "the library is not empty once both went: $(ls -A "$root")"
 echo PASS
