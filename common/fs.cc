@@ -72,21 +72,25 @@ bool lstat_of(const fs::path& path, struct stat& st) {
 
 }  // namespace
 
-std::string read_file(const fs::path& path, std::size_t max_size) {
-  std::optional<std::string> text = read_file_if_exists(path, max_size);
+std::string read_file(const fs::path& path, std::size_t max_size, Accept accept) {
+  std::optional<std::string> text = read_file_if_exists(path, max_size, accept);
   if (!text) throw Error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(ENOENT)));
   return *std::move(text);
 }
 
-std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t max_size) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+std::optional<std::string> read_file_if_exists(const fs::path& path, std::size_t max_size, Accept accept) {
+  // O_NONBLOCK: opening a FIFO does not wait for a writer (a regular file's reads ignore it).
+  const bool regular_only = accept == Accept::kRegularFile;
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0)));
   if (fd.get() < 0 && errno == ENOENT) return std::nullopt;
   if (fd.get() < 0) throw IoError(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
   // Read straight into a buffer of the file's size (and one byte more, to see it end): an index
   // of megabytes is then one allocation, not a dozen that each copy it and fault in new pages.
   // A file that grows meanwhile, or one that stat cannot size (a pipe, /proc), grows it.
   struct stat st {};
-  std::size_t expect = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) : 0;
+  const bool regular = ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode);
+  if (regular_only && !regular) throw IoError(fmt::format("{}: not a regular file", path.string()));
+  std::size_t expect = regular ? static_cast<std::size_t>(st.st_size) : 0;
   const std::size_t cap = max_size < std::size_t(-1) ? max_size + 1 : max_size;  // one more: the end is seen
   std::string out(std::min(expect, cap - 1) + 1, '\0');
   std::size_t got = 0;

@@ -10,16 +10,23 @@
 
 namespace skb::common {
 
+/// What a read accepts: any file (a pipe, /proc), or a regular file only (a library's files: a
+/// FIFO there, which would block a reader for ever, is refused without being waited on).
+enum class Accept { kAnyFile, kRegularFile };
+
 /// The whole file as bytes; throws IoError naming the file and the system error when it is there
-/// and cannot be opened or read, Error when it is missing or larger than max_size.
-std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1));
+/// and cannot be opened or read (or, with kRegularFile, is no regular file), Error when it is
+/// missing or larger than max_size.
+std::string read_file(const std::filesystem::path& path, std::size_t max_size = std::size_t(-1),
+                      Accept accept = Accept::kAnyFile);
 
 /// read_file, but nothing (and no exception) when the file does not exist (ENOENT: any other
 /// failure is an IoError): for files whose
 /// absence is the normal case. A static program's first exception sorts the unwind tables of
 /// the whole binary, which costs an installer a millisecond or two.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path,
-                                               std::size_t max_size = std::size_t(-1));
+                                               std::size_t max_size = std::size_t(-1),
+                                               Accept accept = Accept::kAnyFile);
 
 /// How far write_atomic goes: kDurable also survives a power loss (fsync of the file before the
 /// rename and of the folder after); kAtomic only guarantees that no process, even one killed

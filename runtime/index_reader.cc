@@ -81,7 +81,7 @@ Index read_index(const fs::path& root, const std::string& soc_name) {
   fs::path file = root / "config" / index.soc / "binary_info_config.json";
   std::string text;
   try {
-    text = common::read_file(file, kMaxIndexSize);
+    text = common::read_file(file, kMaxIndexSize, common::Accept::kRegularFile);
   } catch (const Error& e) {
     throw Error(fmt::format("no kernels installed for SoC {}: {}", index.soc, e.what()));
   }

@@ -110,7 +110,7 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
     CudaDriver& cuda = CudaDriver::get();
     std::string bytes;
     try {
-      bytes = common::read_file(entry.bin, kMaxKernelSize);
+      bytes = common::read_file(entry.bin, kMaxKernelSize, common::Accept::kRegularFile);
     } catch (const common::Error& e) {
       throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
     }
@@ -132,8 +132,8 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
     return m;
   }
   std::string sha;
-  try {
-    sha = common::sha256_file(entry.bin);
+  try {  // a regular file only: a FIFO would block the caller for ever
+    sha = common::sha256_hex(common::read_file(entry.bin, kMaxKernelSize, common::Accept::kRegularFile));
   } catch (const common::Error& e) {
     throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
   }

@@ -42,7 +42,7 @@ Json read_signature(const IndexEntry& entry) {
   std::filesystem::path info = entry.bin;
   info.replace_extension(".info");
   try {
-    auto text = common::read_file_if_exists(info, 1 << 24);
+    auto text = common::read_file_if_exists(info, 1 << 24, common::Accept::kRegularFile);
     if (text) return common::parse_json(*text);
   } catch (const std::exception&) {
   }

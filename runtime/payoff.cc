@@ -122,7 +122,7 @@ void apply_class(const fs::path& root, const MachineClass& mc, bool device,
   fs::path file = payoff_file(root, mc.id);
   std::string problem;
   try {
-    auto text = common::read_file_if_exists(file, kMaxEvidenceSize);
+    auto text = common::read_file_if_exists(file, kMaxEvidenceSize, common::Accept::kRegularFile);
     if (!text) return;
     Payoff p = parse_payoff(common::parse_json(*text));
     if (p.machine_class != mc.id)

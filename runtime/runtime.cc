@@ -18,6 +18,7 @@
 #include "opmodel/support.h"
 #include "packager/format/manifest.h"
 #include "runtime/call_args.h"
+#include "runtime/call_buffers.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/cuda_launch.h"
 #include "runtime/index_reader.h"
@@ -31,6 +32,7 @@ using skb::runtime::CudaDriver;
 using skb::runtime::CudaLaunch;
 using skb::runtime::Index;
 using skb::runtime::IndexEntry;
+using skb::runtime::CallBuffers;
 using skb::runtime::KernelModule;
 using skb::runtime::RuntimeError;
 
@@ -45,8 +47,9 @@ struct skb_runtime {
 
 struct skb_op {
   std::shared_ptr<KernelModule> module;
-  std::unique_ptr<CallArgs> args;    // dynamic host kernels only
-  std::unique_ptr<CudaLaunch> cuda;  // cuda kernels only
+  std::unique_ptr<CallArgs> args;        // dynamic host kernels only
+  std::unique_ptr<CudaLaunch> cuda;      // cuda kernels only
+  std::unique_ptr<CallBuffers> buffers;  // which buffers a run must be given
   int kind = SKB_KERNEL_STATIC;
   std::string name, package;
   std::string why;  // why a static kernel the call has was not served (payoff evidence)
@@ -183,6 +186,7 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     if (entry.launch.on_device())
       op->cuda = std::make_unique<CudaLaunch>(record, entry.launch, op->kind == SKB_KERNEL_DYNAMIC);
     op->module = module_for(*rt, entry);
+    op->buffers = std::make_unique<CallBuffers>(record);
     op->name = entry.kernel_name;
     op->package = entry.package;
     // A matmul's dynamic path on a GPU is cuBLASLt where it opens: what the call runs without skb.
@@ -286,6 +290,7 @@ int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs
     last_error = "skb_op_run: op is NULL";
     return SKB_ERR_INVALID;
   }
+  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_run"); }); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run(m, inputs, outputs); });
 }
@@ -295,6 +300,7 @@ int skb_op_run_host(const skb_op* op, const void* const* inputs, void* const* ou
     last_error = "skb_op_run_host: op is NULL";
     return SKB_ERR_INVALID;
   }
+  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_run_host"); }); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run_host(m, inputs, outputs); });
 }
@@ -304,6 +310,7 @@ int skb_op_launch(const skb_op* op, const void* const* inputs, void* const* outp
     last_error = "skb_op_launch: op is NULL";
     return SKB_ERR_INVALID;
   }
+  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_launch"); }); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.launch(m, inputs, outputs, stream); });
 }

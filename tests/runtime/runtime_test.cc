@@ -1,6 +1,8 @@
 // skb_runtime against real packages: built by skb-package, installed by their .run into a scratch
 // operator library, then found, verified, loaded and run through the C API.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <atomic>
@@ -317,6 +319,64 @@ TEST(Runtime, AKernelWhoseBytesDoNotMatchTheIndexIsRefused) {
   EXPECT_NE(std::string(skb_last_error()).find(victim.string()), std::string::npos) << skb_last_error();
   Op other(rt.rt, add_record());  // the others still load
   EXPECT_EQ(other.rc, SKB_OK) << skb_last_error();
+}
+
+// A FIFO where a library's file should be (a kernel, an index) is refused, never waited on for
+// ever: a reader opening one would block until a writer came.
+TEST(Runtime, AFifoInPlaceOfALibraryFileIsRefusedNotWaitedOn) {
+  fs::path lib = fresh_library("fifo");
+  fs::path kernel;
+  {
+    Runtime probe(lib);
+    Op op(probe.rt, softmax_record());
+    ASSERT_EQ(op.rc, SKB_OK) << skb_last_error();
+    for (const auto& e : fs::recursive_directory_iterator(lib))
+      if (e.path().filename().string() == op.name() + ".so") kernel = e.path();
+  }
+  ASSERT_FALSE(kernel.empty());
+  alarm(120);  // a blocked open ends the test, failed, rather than hanging it
+  fs::remove(kernel);
+  ASSERT_EQ(mkfifo(kernel.c_str(), 0644), 0);
+  {
+    Runtime rt(lib);
+    Op op(rt.rt, softmax_record());
+    EXPECT_EQ(op.rc, SKB_ERR_LOAD);
+    EXPECT_NE(std::string(skb_last_error()).find(kernel.string() + ": not a regular file"), std::string::npos)
+        << skb_last_error();
+  }
+  fs::path index;
+  for (const auto& e : fs::recursive_directory_iterator(lib / "opp" / "static_kernel" / "ai_core" / "config"))
+    if (e.path().filename() == "binary_info_config.json") index = e.path();
+  ASSERT_FALSE(index.empty());
+  fs::remove(index);
+  ASSERT_EQ(mkfifo(index.c_str(), 0644), 0);
+  skb_runtime* rt = nullptr;
+  EXPECT_EQ(skb_runtime_open(lib.c_str(), nullptr, &rt), SKB_ERR_LOAD);
+  EXPECT_NE(std::string(skb_last_error()).find("not a regular file"), std::string::npos) << skb_last_error();
+  alarm(0);
+}
+
+// NULL where the call has a tensor is an error, never a kernel reading address 0; NULL for an
+// absent optional input is how a call says it is absent.
+TEST(Runtime, ANullBufferWhereTheCallHasATensorIsRefused) {
+  Runtime rt(fresh_library("null-buffers"));
+  Op mm(rt.rt, matmul_record());
+  ASSERT_EQ(mm.rc, SKB_OK) << skb_last_error();
+  std::vector<float> a(35), b(21), c(15);
+  const void* in[] = {a.data(), b.data(), nullptr, nullptr};  // bias and offset_w absent
+  void* out[] = {c.data()};
+  EXPECT_EQ(skb_op_run(mm.op, in, out), SKB_OK) << skb_last_error();
+  EXPECT_EQ(skb_op_run(mm.op, nullptr, nullptr), SKB_ERR_INVALID);
+  EXPECT_STREQ(skb_last_error(), "skb_op_run: the inputs array is NULL, where the call has a tensor");
+  const void* no_b[] = {a.data(), nullptr, nullptr, nullptr};
+  EXPECT_EQ(skb_op_run_host(mm.op, no_b, out), SKB_ERR_INVALID);
+  EXPECT_STREQ(skb_last_error(), "skb_op_run_host: input 1 is NULL, where the call has a tensor");
+  void* no_c[] = {nullptr};
+  EXPECT_EQ(skb_op_launch(mm.op, in, no_c, nullptr), SKB_ERR_INVALID);
+  EXPECT_STREQ(skb_last_error(), "skb_op_launch: output 0 is NULL, where the call has a tensor");
+  Op dyn(rt.rt, matmul_record(), true);
+  ASSERT_EQ(dyn.rc, SKB_OK) << skb_last_error();
+  EXPECT_EQ(skb_op_run(dyn.op, no_b, out), SKB_ERR_INVALID);
 }
 
 TEST(Runtime, ReloadFindsPackagesInstalledLater) {
