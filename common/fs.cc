@@ -165,6 +165,21 @@ void write_atomic(const fs::path& path, std::string_view content, unsigned mode,
   write_atomic(path, std::vector<std::string_view>{content}, mode, sync);
 }
 
+void write_output(const fs::path& path, std::string_view content) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {  // not there (or a dangling symlink: replaced)
+    write_atomic(path, content);
+    return;
+  }
+  if (S_ISREG(st.st_mode)) {
+    write_atomic(fs::is_symlink(path) ? fs::canonical(path) : path, content);
+    return;
+  }
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0) throw IoError(fmt::format("{}: cannot open: {}", path.string(), errno_text()));
+  write_all(fd.get(), {content}, path);
+}
+
 bool write_if_changed(const fs::path& path, std::string_view content, Sync sync) {
   if (holds_exactly(path, content)) return false;
   write_atomic(path, content, 0644, sync);

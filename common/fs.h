@@ -42,6 +42,11 @@ void write_atomic(const std::filesystem::path& path, std::string_view content, u
 void write_atomic(const std::filesystem::path& path, const std::vector<std::string_view>& content, unsigned mode = 0644,
                   Sync sync = Sync::kDurable);
 
+/// Writes a file the user named (an --output): write_atomic when it is a regular file or not
+/// there (through a symlink, to its target); written through, as a shell's `>` would, when it is
+/// something else (a device such as /dev/stdout, a FIFO), never replaced by a regular file.
+void write_output(const std::filesystem::path& path, std::string_view content);
+
 /// write_atomic in two steps, for a file whose next bytes are known before they may replace the
 /// old ones: the constructor writes the temp file beside path (the slow part, which may run on
 /// another thread while other work goes on); commit() renames it into place. With kDurable the

@@ -289,7 +289,7 @@ int run_bench_command(const BenchCommand& b) {
     for (const auto& [file, text] : files) common::write_atomic(file, text);
   }
   // --output: the GPU's evidence when it measured any, else the CPU's.
-  if (!b.output.empty()) common::write_atomic(b.output, files.back().second);
+  if (!b.output.empty()) common::write_output(b.output, files.back().second);
   for (std::size_t i = 0; i < written.size(); ++i)
     print_report(*written[i], files[i].first, std::chrono::duration<double>(Clock::now() - start).count());
   return 0;

@@ -147,6 +147,10 @@ std::vector<fs::path> Library::leftover_files() const {
   temps_in(root_ / "config", {"transaction.json"});
   temps_in(root_ / "bin", {"skb-install"});
   for (const std::string& soc : soc_folders()) temps_in(root_ / "config" / soc, {"binary_info_config.json"});
+  // skb bench's evidence, payoff/<machine class>.json, written under the lock too.
+  for (const std::string& name : common::list_dir(root_ / "payoff"))
+    if (std::size_t at = name.find(".json.tmp."); at != std::string::npos && is_temp_of(name, name.substr(0, at + 5)))
+      out.push_back(root_ / "payoff" / name);
   return out;
 }
 

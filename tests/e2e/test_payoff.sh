@@ -70,9 +70,22 @@ grep -q "0 ran a static kernel, 2 a dynamic kernel.*0 differed" replay.txt || fa
 grep -q "measured .*x the time of the dynamic kernel" replay.txt || fail "explain does not say why"
 SKB_PAYOFF=off skb-replay --install-path lib dump | grep -q "2 ran a static kernel" || fail "SKB_PAYOFF=off"
 
-step "a measurement on the same class replaces the evidence"
-skb bench --install-path lib dump --budget 4 -q >/dev/null
+step "a measurement on the same class replaces the evidence; --output writes through a FIFO"
+mkfifo out.fifo
+cat out.fifo > through.json &
+skb bench --install-path lib dump --budget 4 -q --output out.fifo >/dev/null
+wait $!
+[ -p out.fifo ] || fail "--output replaced the FIFO with a file"
+cmp through.json "$evidence" || fail "--output did not write the evidence through the FIFO"
 expect_eq "$(ls "$root"/payoff | wc -l)" "1" "evidence files after a second measurement"
+
+step "a killed measurement's temporary evidence goes with the next run under the library's lock"
+cp "$evidence" "$evidence.tmp.4194300"
+echo keep > "$root/payoff/notes.tmp.1"
+sh "$(cat run3.txt)" --quiet --install-path="$PWD/lib"
+[ ! -e "$evidence.tmp.4194300" ] || fail "the temporary evidence is still there"
+[ -e "$root/payoff/notes.tmp.1" ] || fail "a file that is no temporary evidence was removed"
+rm "$root/payoff/notes.tmp.1"
 
 step "evidence of another machine class is not applied"
 python3 - "$evidence" "$root/payoff/cpu-another-machine.json" <<'PY'

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -186,6 +187,27 @@ TEST(RemoveTree, RemovesWhatIsThereAndSaysWhatCannotBeRemoved) {
   std::filesystem::create_directory(dir / "d");
   EXPECT_THROW(remove_file(dir / "d"), IoError) << "a folder is not removed as a file, nor ignored";
   EXPECT_THROW(remove_tree(dir / std::string(300, 'n')), IoError);
+}
+
+// An --output the user named: a regular file is replaced whole, a symlink's target written (the
+// link kept), and anything else (a FIFO, a device) written through, never replaced by a file.
+TEST(WriteOutput, ReplacesARegularFileAndWritesThroughAnythingElse) {
+  auto dir = test::scratch_dir();
+  write_output(dir / "new.json", "one\n");
+  EXPECT_EQ(read_file(dir / "new.json"), "one\n");
+  write_output(dir / "new.json", "two\n");
+  EXPECT_EQ(read_file(dir / "new.json"), "two\n");
+  std::filesystem::create_symlink(dir / "new.json", dir / "link.json");
+  write_output(dir / "link.json", "three\n");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  EXPECT_EQ(read_file(dir / "new.json"), "three\n");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0644), 0);
+  std::string got;
+  std::thread reader([&] { got = read_file(dir / "fifo"); });
+  write_output(dir / "fifo", "four\n");
+  reader.join();
+  EXPECT_EQ(got, "four\n");
+  EXPECT_EQ(std::filesystem::status(dir / "fifo").type(), std::filesystem::file_type::fifo);
 }
 
 }  // namespace
