@@ -154,6 +154,8 @@ void Field::fail(const std::string& expected) const {
   throw FieldError(pointer_, fmt::format("expected {}, found {}", expected, type_name(*value_)));
 }
 
+void Field::reject(const std::string& why) const { throw FieldError(pointer_, why); }
+
 void Field::expect_object() const {
   if (!value_->is_object()) fail("an object");
 }

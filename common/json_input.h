@@ -37,7 +37,11 @@ class Field {
   double number() const;  // any finite JSON number
   bool boolean() const;
 
+  /// A value of the wrong type: "<pointer>: expected <expected>, found <its type>".
   [[noreturn]] void fail(const std::string& expected) const;
+  /// A value of the right type that is not one expected: "<pointer>: <why>" (why says what was
+  /// expected, "expected ...").
+  [[noreturn]] void reject(const std::string& why) const;
 
  private:
   const Json* value_;

@@ -39,13 +39,13 @@ IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& roo
   k.package = e.at("package").string(128);
   std::string bin = e.at("binPath").string(1024);
   if (!packager::is_safe_relative_path(bin) || !packager::is_package_name(bin.substr(0, bin.find('/'))))
-    e.at("binPath").fail("expected a path inside a package folder");
+    e.at("binPath").reject("expected a path inside a package folder");
   k.bin = root / bin;
   k.entry = e.at("binDesc").at("kernelName").string(128);
   k.sha256 = e.at("sha256").string(64);
-  if (k.sha256.size() != 64) e.at("sha256").fail("expected 64 hex digits");
+  if (k.sha256.size() != 64) e.at("sha256").reject("expected 64 hex digits");
   k.variant = e.at("variant").string(16);
-  if (k.variant != "static" && k.variant != "dynamic") e.at("variant").fail("expected \"static\" or \"dynamic\"");
+  if (k.variant != "static" && k.variant != "dynamic") e.at("variant").reject("expected \"static\" or \"dynamic\"");
   if (e.has("launch")) k.launch = packager::parse_launch(e.at("launch"));
   return k;
 }

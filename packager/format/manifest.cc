@@ -181,7 +181,7 @@ Manifest parse_manifest(const Json& doc) {
       MeasuredKernel mk{name_field(k.at("kernel")), k.at("verdict").string(16), k.at("ratio").number(),
                         k.at("low").number(), k.at("high").number()};
       if (mk.verdict != kFaster && mk.verdict != kSlower && mk.verdict != kNoDifference)
-        k.at("verdict").fail("expected faster, slower or same");
+        k.at("verdict").reject("expected faster, slower or same");
       m.measured.push_back(std::move(mk));
     }
   }

@@ -41,19 +41,19 @@ void only_members(const Field& f, std::initializer_list<std::string_view> known)
 
 std::string read_name(const Field& f) {
   std::string s = f.string(256);
-  if (!is_kernel_name(s)) f.fail("expected a kernel name of [A-Za-z0-9_]");
+  if (!is_kernel_name(s)) f.reject("expected a kernel name of [A-Za-z0-9_]");
   return s;
 }
 
 std::string read_hex64(const Field& f) {
   std::string s = f.string(64);
-  if (!common::is_sha256_hex(s)) f.fail("expected 64 lower-case hex digits");
+  if (!common::is_sha256_hex(s)) f.reject("expected 64 lower-case hex digits");
   return s;
 }
 
 double read_positive(const Field& f, double max) {
   double v = f.number();
-  if (!(v > 0) || v > max) f.fail(fmt::format("expected a number above 0 and at most {}", max));
+  if (!(v > 0) || v > max) f.reject(fmt::format("expected a number above 0 and at most {}", max));
   return v;
 }
 
@@ -69,8 +69,8 @@ KernelPayoff read_kernel(const Field& f, double margin) {
   k.ratio = read_positive(f.at("ratio"), 1e9);
   k.low = read_positive(f.at("low"), 1e9);
   k.high = read_positive(f.at("high"), 1e9);
-  if (k.low > k.ratio) f.at("low").fail("expected at most the ratio");
-  if (k.high < k.ratio) f.at("high").fail("expected at least the ratio");
+  if (k.low > k.ratio) f.at("low").reject("expected at most the ratio");
+  if (k.high < k.ratio) f.at("high").reject("expected at least the ratio");
   k.static_ns = read_positive(f.at("static_ns"), 1e15);
   k.dynamic_ns = read_positive(f.at("dynamic_ns"), 1e15);
   k.pairs = f.at("pairs").integer(2, std::int64_t{1} << 30);
@@ -78,8 +78,8 @@ KernelPayoff read_kernel(const Field& f, double margin) {
   // A verdict that acts is the interval's: one that says slower where the interval does not is
   // refused. "same" is also what too few pairs give, whatever their interval.
   if (k.verdict != kNoDifference && k.verdict != verdict_of(k.low, k.high, margin))
-    f.at("verdict").fail(fmt::format("expected \"{}\" (what the interval [{}, {}] says with margin {})",
-                                     verdict_of(k.low, k.high, margin), k.low, k.high, margin));
+    f.at("verdict").reject(fmt::format("expected \"{}\" (what the interval [{}, {}] says with margin {})",
+                                       verdict_of(k.low, k.high, margin), k.low, k.high, margin));
   return k;
 }
 
@@ -122,19 +122,20 @@ Payoff parse_payoff(const Json& doc) {
   Payoff p;
   p.format = static_cast<int>(root.at("format").integer(1, 1));
   p.machine_class = root.at("machine_class").string(100);
-  if (!is_class_id(p.machine_class)) root.at("machine_class").fail("expected cpu- or gpu- and [a-z0-9-], at most 100");
+  if (!is_class_id(p.machine_class))
+    root.at("machine_class").reject("expected cpu- or gpu- and [a-z0-9-], at most 100");
   p.machine = root.at("machine").string(256);
   p.skb_version = root.at("skb_version").string(64);
   p.measured = root.at("measured").string(64);
   p.margin = root.at("margin").number();
-  if (!(p.margin >= 0.01 && p.margin <= 1)) root.at("margin").fail("expected a margin from 0.01 to 1");
+  if (!(p.margin >= 0.01 && p.margin <= 1)) root.at("margin").reject("expected a margin from 0.01 to 1");
   p.confidence = root.at("confidence").number();
-  if (p.confidence != 0.95) root.at("confidence").fail("expected 0.95");
+  if (p.confidence != 0.95) root.at("confidence").reject("expected 0.95");
   Field kernels = root.at("kernels");
   std::set<std::string> seen;
   for (std::size_t i = 0, n = kernels.array_size(kMaxKernels); i < n; ++i) {
     KernelPayoff k = read_kernel(kernels.at(i), p.margin);
-    if (!seen.insert(k.key).second) kernels.at(i).at("key").fail("expected each kernel once");
+    if (!seen.insert(k.key).second) kernels.at(i).at("key").reject("expected each kernel once");
     p.kernels.push_back(std::move(k));
   }
   Field unmeasured = root.at("unmeasured");

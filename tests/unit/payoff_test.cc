@@ -193,6 +193,20 @@ TEST(Payoff, CorruptOrHostileEvidenceIsRefusedAtItsPointer) {
   EXPECT_EQ(refused_at([](Json& d) { d = Json::array(); }), "");
 }
 
+// A value of the right type that is not one expected is said as such: no "expected expected",
+// no "found a string" for a string of the right type.
+TEST(Payoff, AWrongValueSaysWhatWasExpectedOnce) {
+  Json doc = Json::parse(runtime::payoff_json(slower_payoff("cpu-test")));
+  doc["kernels"][0]["low"] = 0.9;
+  try {
+    runtime::parse_payoff(doc);
+    FAIL() << "accepted";
+  } catch (const common::FieldError& e) {
+    EXPECT_EQ(e.describe().rfind("/kernels/0/verdict: expected \"same\" (what the interval", 0), 0u) << e.describe();
+    EXPECT_EQ(e.describe().find("found"), std::string::npos) << e.describe();
+  }
+}
+
 class PayoffFile : public ::testing::Test {
  protected:
   void SetUp() override {
