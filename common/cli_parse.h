@@ -25,6 +25,18 @@ CLI::Validator checked_by(Parse parse) {
       "");
 }
 
+/// A CLI11 check of a number from min to max, both included; unlike CLI::Range, NaN (which no
+/// comparison refuses) is not in any range.
+inline CLI::Validator number_in(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& value) {
+        double v = 0;
+        if (CLI::detail::lexical_cast(value, v) && v >= min && v <= max) return std::string();
+        return fmt::format("{}: expected a number from {:g} to {:g}", value, min, max);
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", min, max));
+}
+
 /// Parses a command line, and gives what the program returns when it is not to go on: --help and
 /// --version print their text (0); any other fault is one error in the users' format, `<program>:
 /// error: <what>; `<program> --help` lists the options`, and 2 (a bad command line).
@@ -34,7 +46,12 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    diag.error(fmt::format("{}; `{} --help` lists the options", e.what(), diag.program()));
+    std::string command = diag.program();  // the (sub)command whose options were being read
+    for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
+      at = at->get_subcommands().front();
+      command += " " + at->get_name();
+    }
+    diag.error(fmt::format("{}; `{} --help` lists the options", e.what(), command));
     return 2;
   }
 }

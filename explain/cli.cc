@@ -120,7 +120,7 @@ void add_bench_command(CLI::App& skb, BenchCommand& b) {
       ->check(positive);
   b.app->add_option("--margin", b.margin, "Slower: the whole 95% interval above 1 + MARGIN")
       ->capture_default_str()
-      ->check(CLI::Range(0.01, 1.0));
+      ->check(common::number_in(0.01, 1.0));
   b.app->add_option("--output", b.output, "Also write the evidence to FILE");
   b.app->add_option("--lock-timeout", b.lock_timeout, "Seconds to wait for the library's lock")->capture_default_str();
   b.app->add_flag("-q,--quiet", b.quiet, "No progress line");
@@ -136,7 +136,7 @@ void add_coverage_command(CLI::App& skb, CoverageCommand& c) {
   c.app
       ->add_option("--min-coverage", c.min_coverage,
                    "Exit 3 when fewer than PERCENT of the records have a static kernel")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(common::number_in(0.0, 100.0));
 }
 
 void add_cache_command(CLI::App& skb, CacheCommand& c) {

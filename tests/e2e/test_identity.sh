@@ -130,7 +130,7 @@ for cmd in "skb-generate" "skb-package" "skb-replay" "skb explain a"; do
   rc=0; $cmd --no-such-option x 2>err || rc=$?
   expect_eq "$rc" 2 "$cmd --no-such-option"
   prog=${cmd%% *}
-  grep -q "^$prog: error: .*--no-such-option.*; \`$prog --help\` lists the options$" err || fail "$cmd said: $(cat err)"
+  grep -q "^$prog: error: .*--no-such-option.*; \`${cmd% a} --help\` lists the options$" err || fail "$cmd said: $(cat err)"
   expect_eq "$(wc -l <err)" 1 "lines $cmd printed"
 done
 # A bad value is a bad command line too, said when the options are read.
@@ -142,7 +142,9 @@ done <<'CASES'
 --compression: lz4 not in|skb-package out --compression lz4
 --older-than: 5x: expected a duration|skb cache evict --older-than 5x
 --max-size: expected a size|skb cache evict --max-size 5Q
---margin: Value -5 not in range|skb bench x --margin -5
+--margin: -5: expected a number from 0.01 to 1|skb bench x --margin -5
+--margin: nan: expected a number from 0.01 to 1|skb bench x --margin nan
+--min-coverage: nan: expected a number from 0 to 100|skb coverage x --min-coverage nan
 --budget: -1: expected a number above 0|skb bench x --budget -1
 NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
 CASES
