@@ -15,6 +15,7 @@
 #include "opmodel/support.h"
 #include "packager/format/manifest.h"
 #include "runtime/nearest.h"
+#include "runtime/payoff.h"
 
 namespace skb::explain {
 
@@ -52,11 +53,13 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
     return c;
   }
   auto hit = index.by_key.find(common::sha256_hex(opmodel::canonical_signature(record)));
-  if (hit != index.by_key.end() && hit->second.variant != "dynamic") {
+  auto slower = hit == index.by_key.end() ? index.withheld.end() : index.withheld.find(hit->first);
+  if (hit != index.by_key.end() && hit->second.variant != "dynamic" && slower == index.withheld.end()) {
     c.kind = CoveredRecord::Kind::kStatic;
     return c;
   }
-  c.why = runtime::explain_miss(index, record, signatures);
+  // A static kernel the payoff evidence withholds serves no call, as in the runtime.
+  c.why = slower != index.withheld.end() ? slower->second : runtime::explain_miss(index, record, signatures);
   if (index.by_key.count(common::sha256_hex(opmodel::dynamic_signature(record))) &&
       opmodel::unsupported_by_dynamic(record).empty()) {
     c.kind = CoveredRecord::Kind::kDynamic;
@@ -102,7 +105,8 @@ std::string coverage_text(const std::vector<CoveredRecord>& covered, const runti
 int run_coverage_command(const CoverageCommand& c) {
   std::string path = c.install_path.empty() ? common::env_or_empty("SKB_INSTALL_PATH") : c.install_path;
   if (path.empty()) throw common::Error("no --install-path given and SKB_INSTALL_PATH is not set");
-  runtime::Index index = runtime::read_index(packager::library_root(path), c.soc);
+  const std::filesystem::path root = packager::library_root(path);
+  runtime::Index index = runtime::with_payoff(runtime::read_index(root, c.soc), root);
   std::vector<std::filesystem::path> dirs;
   std::vector<std::string> files;
   for (const std::string& r : c.records) {

@@ -69,6 +69,13 @@ skb-replay --install-path lib --explain dump | tee replay.txt
 grep -q "0 ran a static kernel, 2 a dynamic kernel.*0 differed" replay.txt || fail "a slower static kernel was served"
 grep -q "measured .*x the time of the dynamic kernel" replay.txt || fail "explain does not say why"
 SKB_PAYOFF=off skb-replay --install-path lib dump | grep -q "2 ran a static kernel" || fail "SKB_PAYOFF=off"
+# skb coverage counts what the runtime serves: the withheld kernels' calls have a dynamic kernel only.
+skb coverage --install-path lib dump | tee coverage.txt
+grep -q "^coverage: 0 of 2 records (0.0%) have a static kernel in SoC host; 2 a dynamic kernel only" coverage.txt ||
+  fail "skb coverage counts withheld kernels as serving"
+grep -q "measured .*x the time of the dynamic kernel" coverage.txt || fail "skb coverage does not say why"
+SKB_PAYOFF=off skb coverage --install-path lib dump | grep -q "^coverage: 2 of 2 records (100.0%)" ||
+  fail "skb coverage with SKB_PAYOFF=off"
 
 step "a measurement on the same class replaces the evidence; --output writes through a FIFO"
 mkfifo out.fifo
