@@ -196,13 +196,15 @@ std::vector<std::string> Library::read_order() const {
   for (const std::string& f : listed)
     if (packager::is_package_name(f) && !in_order.count(f) && common::is_file(root_ / f / packager::kManifestName))
       unlisted.push_back(f);
-  if (!unlisted.empty()) {
-    std::sort(unlisted.rbegin(), unlisted.rend());
-    diag_.warning(fmt::format("{} does not list {} installed package{} ({}{}): kept, after those it lists",
-                              (root_ / "config.ini").string(), unlisted.size(), unlisted.size() > 1 ? "s" : "",
-                              unlisted.front(), unlisted.size() > 1 ? ", ..." : ""));
-    order.insert(order.end(), unlisted.begin(), unlisted.end());
+  std::sort(unlisted.rbegin(), unlisted.rend());
+  std::size_t unsaid = 0;  // those this run leaves out on purpose are not a damage to report
+  for (const std::string& p : unlisted) unsaid += going_.count(p);
+  if (unlisted.size() > unsaid) {
+    diag_.note(fmt::format("{} does not list {} installed package{} ({}{}): kept, after those it lists",
+                           (root_ / "config.ini").string(), unlisted.size(), unlisted.size() > 1 ? "s" : "",
+                           unlisted.front(), unlisted.size() > 1 ? ", ..." : ""));
   }
+  order.insert(order.end(), unlisted.begin(), unlisted.end());
   order_.emplace(std::move(text), order);
   return order;
 }
@@ -464,7 +466,8 @@ void Library::merge_and_write(const std::vector<std::string>& newest_first, cons
     try {
       pieces.push_back(&installed_pieces(*it));
     } catch (const std::exception& e) {
-      throw Error(fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
+      throw DamagedPackageError(
+          *it, fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
   }
   for (const auto& [soc, text] : merged_indexes(pieces, socs)) {
@@ -502,7 +505,18 @@ void Library::finish_publish(const std::vector<std::string>& newest_first,
   chmod_or_throw(root_ / "bin" / "skb-install", 0755);
 }
 
-void Library::recover() {
+void Library::recover(const std::set<std::string>& going) {
+  try {
+    finish_interrupted({});
+  } catch (const DamagedPackageError& e) {
+    if (!going.count(e.package())) throw;
+    going_ = going;
+    finish_interrupted(going);
+  }
+  remove_leftovers();
+}
+
+void Library::finish_interrupted(const std::set<std::string>& leave_out) {
   order_.reset();  // what was read before the lock: another run may have removed a package since
   fs::path journal = journal_file();
   if (std::optional<std::string> text = common::read_file_if_exists(journal, 4096)) {
@@ -519,19 +533,26 @@ void Library::recover() {
       bool present = common::is_file(root_ / package / packager::kManifestName);
       if (op == "install" && present) order.insert(order.begin(), package);  // finish it
     }
+    for (const std::string& p : leave_out) order.erase(std::remove(order.begin(), order.end(), p), order.end());
     publish(order);
-    if (op == "uninstall" && packager::is_package_name(package)) remove_tree(root_ / package);  // no index lists it now
+    if (op == "uninstall" && packager::is_package_name(package)) {
+      remove_tree(root_ / package);  // no index lists it now
+      order_.reset();
+    }
     clear_journal();
     diag_.note(fmt::format("finished an interrupted {} of {}", op.empty() ? "change" : op, package));
   }
-  remove_leftovers();
 }
 
-void Library::remove_package_locked(const std::string& package) {
+void Library::remove_package_locked(const std::string& package, const std::set<std::string>& also_going) {
   manifests_.erase(package);
   pieces_.erase(package);
+  going_.insert(package);
+  going_.insert(also_going.begin(), also_going.end());
   std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
-  order.erase(std::remove(order.begin(), order.end(), package), order.end());
+  order.erase(std::remove_if(order.begin(), order.end(),
+                             [&](const std::string& p) { return p == package || also_going.count(p); }),
+              order.end());
   write_journal("uninstall", package);
   publish(order);  // from here on, nothing lists the package's files
   // A failure from here on leaves the journal, and the next run under the lock finishes the removal.
@@ -539,6 +560,7 @@ void Library::remove_package_locked(const std::string& package) {
   if (::rename((root_ / package).c_str(), trash.c_str()) != 0 && errno != ENOENT)
     throw common::IoError(fmt::format("{}: cannot remove: {}", (root_ / package).string(), std::strerror(errno)));
   remove_tree(trash);
+  order_.reset();  // its folder is gone: an answer that counted it unlisted is out of date
   clear_journal();
 }
 
@@ -598,7 +620,8 @@ bool Library::install(const PayloadSource& payload, const LibraryOptions& o) {
   first.reset();
   const bool created = !common::path_exists(root_);
   ensure_layout();
-  recover();
+  // --force and --upgrade replace the package: its own damage does not stop them.
+  recover(o.force || o.upgrade ? std::set<std::string>{payload.package} : std::set<std::string>{});
   try {
     return install_locked(payload, std::move(pm), o);
   } catch (...) {
@@ -735,7 +758,7 @@ bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
   if (!packager::is_package_name(package)) throw Error(fmt::format("{}: not a package name", package));
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (!lock) return false;  // no library was ever made here
-  recover();
+  recover({package});
   bool removed = common::path_exists(root_ / package);
   if (removed) remove_package_locked(package);
   remove_root_if_empty();
@@ -745,8 +768,12 @@ bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
 void Library::uninstall_all(const LibraryOptions& o) {
   std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
   if (!lock) return;  // no library was ever made here
-  recover();
-  for (const auto& p : read_order()) remove_package_locked(p);
+  // Every package goes: what is published meanwhile lists none of those still to go, so that a
+  // damaged one stops nothing.
+  std::vector<std::string> listed = read_order();
+  std::set<std::string> all(listed.begin(), listed.end());
+  recover(all);
+  for (const auto& p : read_order()) remove_package_locked(p, all);
   remove_root_if_empty();
 }
 

@@ -3,6 +3,7 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,17 @@
 #include "packager/install/rope.h"
 
 namespace skb::installer {
+
+/// An installed package whose index pieces and manifest cannot be read.
+class DamagedPackageError : public common::Error {
+ public:
+  DamagedPackageError(std::string package, const std::string& what)
+      : common::Error(what), package_(std::move(package)) {}
+  const std::string& package() const { return package_; }
+
+ private:
+  std::string package_;
+};
 
 /// How an install or uninstall behaves.
 struct LibraryOptions {
@@ -75,7 +87,12 @@ class Library {
   std::filesystem::path lock_file() const;
   /// config/<soc>/binary_info_config.json: the merged index of a soc, the one opbase reads.
   std::filesystem::path index_file(const std::string& soc) const;
-  void recover();
+  /// Finishes what an interrupted run left (its journal), and removes its temporary files. The
+  /// packages in `going` (those this run removes or replaces) are left out of what it publishes
+  /// only when one of them is damaged and would stop it: the run that removes a damaged package
+  /// is never refused for that package's damage.
+  void recover(const std::set<std::string>& going = {});
+  void finish_interrupted(const std::set<std::string>& leave_out);
   /// The packages config.ini lists whose folder is there, newest first, then those whose folder
   /// is there that it does not list (a damaged config.ini: said once). config.ini is read each
   /// time (a read error is an IoError, never "none"); ai_core/ is listed once per text of it.
@@ -128,7 +145,7 @@ class Library {
   std::vector<common::PreparedWrite> prepare_own_files() const;
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
-  void remove_package_locked(const std::string& package);
+  void remove_package_locked(const std::string& package, const std::set<std::string>& also_going = {});
   void write_journal(const std::string& op, const std::string& package);
   std::filesystem::path journal_file() const;  // config/transaction.json
   static std::string journal_text(const std::string& op, const std::string& package);
@@ -173,6 +190,8 @@ class Library {
   bool cache_read_ = false;
   // read_order's: the text of config.ini it read last, and its answer.
   mutable std::optional<std::pair<std::string, std::vector<std::string>>> order_;
+  // Packages this run removes, which it may publish without before their folders go.
+  std::set<std::string> going_;
 
   const common::Diag& diag_;
 };

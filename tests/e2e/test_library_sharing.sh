@@ -123,4 +123,24 @@ printf '[static_kernel]\nload_priorty=%s\n' "$pa" > "$root/config.ini"  # a miss
 sh "$A" --install-path="$lib" --uninstall -q || fail "A's uninstall beside a misspelt config.ini"
 sh "$B" --install-path="$lib" --uninstall -q || fail "B's uninstall"
 [ ! -e "$root" ] || fail "the library is not empty once both went: $(ls -A "$root")"
+
+step "a package damaged beyond reading (pieces and manifest): removing it is never refused for its damage"
+damage_a() {
+  truncate -s 100 "$root/$pa/index_pieces.gz"
+  : > "$root/$pa/manifest.json"
+}
+sh "$A" --install-path="$lib" -q
+damage_a
+rc=0; sh "$B" --install-path="$lib" -q 2>b.err || rc=$?
+expect_eq "$rc" 1 "B's install beside the damaged A"
+grep -q "$pa: installed package is damaged (.*); uninstall it" b.err || fail "B's install: $(cat b.err)"
+sh "$A" --install-path="$lib" --uninstall -q || fail "A's uninstall, as the error advised"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed once the damaged A went (B's install finished)"
+sh "$A" --install-path="$lib" -q
+damage_a
+sh "$A" --install-path="$lib" --force -q || fail "A's reinstall over its damaged self"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed after A's reinstall"
+damage_a
+sh "$root/uninstall.sh" || fail "the library's uninstall.sh beside the damaged A"
+[ ! -e "$root" ] || fail "the library is not empty after its uninstall.sh: $(ls -A "$root")"
 echo PASS
