@@ -60,13 +60,15 @@ The verdicts, their ratios and intervals, this machine's class (its CPU model, o
 kernels its GPU's name, "gpu-...", with the driver's version) and skb's version are written
 into the library, under its lock, as ai_core/payoff/<class>.json (and to --output FILE, the
 GPU's when it measured cuda kernels): a later measurement on the same class replaces them,
-another class's stay.
+another class's stay, and a measurement of no kernel of a class (records of another dump)
+replaces nothing.
 The runtime reads its own class's file when it opens the library and runs the dynamic kernel
 for a call whose static kernel was found slower (skb_op_why and skb_runtime_explain say why);
 SKB_PAYOFF=off serves every kernel. The bench itself measures every static kernel, whatever
 earlier evidence says.
 
-Exit status: 0 measured (whatever the verdicts), 1 error, 2 bad command line.
+Exit status: 0 measured (whatever the verdicts), 1 error (no kernel measured included: the
+evidence kept is then the last measurement's), 2 bad command line.
 
 Example:
   skb bench --install-path /opt/skb dump/ --budget 60
@@ -272,10 +274,23 @@ int run_bench_command(const BenchCommand& b) {
       p.unmeasured.push_back({e->kernel_name, why});
   }
   diag.end_progress();
-  // Each class measured gets its file (a library of cuda kernels on a GPU: the GPU's alone).
-  std::vector<runtime::Payoff*> written;
-  if (host || !no_gpu.empty()) written.push_back(&hp);
-  if (device && no_gpu.empty()) written.push_back(&gp);
+  // Each class measured gets its file (a library of cuda kernels on a GPU: the GPU's alone). A
+  // class of which no kernel was measured (records of another dump, kernels it cannot run) keeps
+  // the evidence it had: a measurement of nothing is no verdict.
+  std::vector<runtime::Payoff*> classes, written;
+  if (host || !no_gpu.empty()) classes.push_back(&hp);
+  if (device && no_gpu.empty()) classes.push_back(&gp);
+  for (runtime::Payoff* p : classes) {
+    if (!p->kernels.empty()) {
+      written.push_back(p);
+      continue;
+    }
+    for (const auto& u : p->unmeasured) fmt::print("{:<44} not measured: {}\n", u.kernel, u.reason);
+    diag.warning(
+        fmt::format("no static kernel measured on {}: its evidence in the library, if any, is kept", p->machine_class));
+  }
+  if (written.empty())
+    throw Error("no static kernel measured (each is listed above, with the reason): nothing written");
   std::vector<std::pair<fs::path, std::string>> files;
   for (runtime::Payoff* p : written) {
     p->measured = utc_now();

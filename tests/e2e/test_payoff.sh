@@ -129,6 +129,23 @@ grep -q "$evidence: " err.txt || fail "truncated file not named: $(cat err.txt)"
 cp mine.json "$evidence"
 skb-replay --install-path lib dump 2>err.txt | grep -q "0 ran a static kernel" || fail "the evidence restored is not applied"
 
+step "a measurement of no kernel (records of another dump) replaces no evidence: exit 1"
+before=$(sha256sum "$root"/payoff/*.json)
+mkdir none && cp dump/Add_float16_ND_16_32_9.json none/ && python3 - none/Add_float16_ND_16_32_9.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for t in r["inputs"] + r["outputs"]:
+    t["shape"] = t["origin_shape"] = [5, 7]
+json.dump(r, open(sys.argv[1], "w"))
+PY
+rc=0; skb bench --install-path lib none --budget 4 -q --output none.json >none.txt 2>none.err || rc=$?
+expect_eq "$rc" 1 "skb bench that measured nothing"
+grep -q "no static kernel measured (each is listed above, with the reason): nothing written" none.err ||
+  fail "the error: $(cat none.err)"
+grep -q "not measured: no record of its call among RECORDS" none.txt || fail "the kernels are not listed: $(cat none.txt)"
+expect_eq "$(sha256sum "$root"/payoff/*.json)" "$before" "the evidence after a measurement of nothing"
+[ ! -e none.json ] || fail "--output written for a measurement of nothing"
+
 step "a kernel it cannot measure is named with the reason"
 mkdir one && cp dump/Add_float16_ND_16_32_9.json one/
 skb bench --install-path lib one --budget 4 -q | tee bench.txt
