@@ -7,13 +7,17 @@ export SKB_LOCK_TIMEOUT=120
 make_two_packages
 step "$pa: $na kernels; $pb: $nb kernels, a superset of its keys"
 
-# Parses every index of a library in a loop until told to stop; fails on any invalid read.
+# Parses every index of a library in a loop until told to stop, and once more after that (so that
+# it reads the last version even where the installers all ran between two of its passes); fails
+# on any invalid read.
 reader() {
   python3 - "$(lib_root "$1")" "$2" <<'PY'
 import json, os, sys, time
 root, stop = sys.argv[1], sys.argv[2]; reads = 0; versions = set()
 open(stop + ".ready", "w").close()
-while not os.path.exists(stop):
+last = False
+while not last:
+    last = os.path.exists(stop)
     for dirpath, _, files in os.walk(os.path.join(root, "config")):
         for f in files:
             if f.endswith(".json"):
