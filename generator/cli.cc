@@ -98,7 +98,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--package-dir", o.package_dir, "Where the packaging step puts the .run (default: OUT)");
   CLI::Option* base = app.add_option("--package-base", o.package_base,
                                      "Make the package a delta on this .run: it carries only the kernels that one "
-                                     "lacks, and no installer when that one's is the same (it runs the library's)");
+                                     "lacks, and no installer when that one's is the same (it runs the library's)")
+                          ->check(CLI::ExistingFile);
   app.add_flag("--package-self-contained", o.package_self_contained,
                "With --package-base: the delta carries its installer even when the base's is the same one")
       ->needs(base);

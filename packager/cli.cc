@@ -20,6 +20,7 @@
 #include "common/version.h"
 #include "opmodel/discovery.h"
 #include "packager/format/manifest.h"
+#include "packager/install/run_file.h"
 #include "packager/package.h"
 
 namespace skb::packager {
@@ -297,7 +298,14 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   CLI::Option* base =
       app.add_option("--base", job.base,
                      "A .run this package is a delta on: it carries only the kernels that one lacks, and installs "
-                     "where that one's kernels are");
+                     "where that one's kernels are")
+          ->check(common::checked_by([](const std::string& run) {  // a base that cannot serve: said before any compile
+            try {
+              installer::RunFile checked(run);
+            } catch (const installer::VerifyError& e) {
+              throw Error(fmt::format("{}: {}", run, e.what()));
+            }
+          }));
   app.add_flag("--self-contained", job.self_contained,
                "With --base: carry the installer even when the base's is the same one (a delta leaves it out, "
                "and runs the copy its base left in the library)")

@@ -45,6 +45,16 @@ grep -q "$(basename "$S" .run) is a delta on $pa: [0-9]* of its [0-9]* files are
   fail "--extract of a delta does not say what it left out: $(cat ex.err)"
 expect_eq "$(find ex -name '*.so' | wc -l)" $((nb - nfrom)) "kernels a delta's --extract unpacks"
 
+step "a base that cannot serve is a bad command line, said before anything is compiled"
+rc=0; skb-package -p dump_b -o out_nobase --base "$PWD/no-such.run" 2>nobase.err || rc=$?
+expect_eq "$rc" 2 "skb-package --base of a missing file"
+grep -q "^skb-package: error: --base: $PWD/no-such.run: cannot open" nobase.err || fail "the error: $(cat nobase.err)"
+head -c 4096 "$A" > cut.run
+rc=0; skb-package -p dump_b -o out_nobase --base "$PWD/cut.run" 2>nobase.err || rc=$?
+expect_eq "$rc" 2 "skb-package --base of a cut package"
+grep -q "^skb-package: error: --base: $PWD/cut.run: " nobase.err || fail "the error: $(cat nobase.err)"
+[ ! -e out_nobase ] || fail "skb-package made $(ls out_nobase) before refusing the base"
+
 step "a library without A's kernels refuses it: exit 5, nothing written"
 rc=0; sh "$D" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status (no installer to run)"
