@@ -100,6 +100,16 @@ skb_node_lock=
 skb_waiting=
 skb_run_library_copy "$@"
 if [ "$skb_installer_size" -eq 0 ]; then
+  # --help and --version need no installer: said here, as the installer would.
+  for skb_arg in "$@"; do
+    case $skb_arg in
+      -h|--help)
+        echo "$skb_package.run: a delta package on $skb_base. It carries no installer: it runs the one $skb_base left in the operator library (bin/skb-install), which takes the options of every skb package (\`man skb-install\`, or --help of a package that carries one). No library where it would install has that installer: install $skb_base first, or pass --install-path."
+        exit 0 ;;
+      --version) echo "$skb_package.run (skb {3})"; exit 0 ;;
+      --) break ;;
+    esac
+  done
   echo "$skb_package.run: error: this delta package carries no installer: it runs the one its base $skb_base left in the operator library (bin/skb-install, SHA-256 $skb_installer_unpacked_sha256), and no library where it would install has it; install $skb_base first, or the whole package, or a delta made with skb-package --self-contained; nothing was done" >&2
   exit 5
 fi

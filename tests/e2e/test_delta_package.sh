@@ -61,6 +61,9 @@ expect_eq "$rc" 5 "exit status (no installer to run)"
 grep -q "this delta package carries no installer: it runs the one its base $pa left" refused.err ||
   fail "the refusal: $(cat refused.err)"
 [ ! -e empty ] || fail "written where the delta was refused: $(find empty)"
+sh "$D" --help > help.txt || fail "--help of a delta with no installer to run: exit $?"
+grep -q "^$pd.run: a delta package on $pa. It carries no installer" help.txt || fail "--help: $(cat help.txt)"
+expect_eq "$(sh "$D" --version)" "$pd.run (skb $(skb --version | cut -d' ' -f2))" "--version of a delta with no installer to run"
 rc=0; sh "$S" --install-path="$PWD/empty" -q 2>refused.err || rc=$?
 expect_eq "$rc" 5 "exit status (self-contained)"
 grep -q "$pd is a delta on $pa, and this library lacks" refused.err || fail "the refusal: $(cat refused.err)"
