@@ -31,7 +31,10 @@ std::string SignatureCheck::describe() const {
     case Verdict::kUnknownKey:
       return fmt::format("it is signed by {}, a key that is not trusted", key);
     case Verdict::kBadSignature:
-      return fmt::format("its signature by {} does not match its contents", key);
+      return fmt::format(
+          "its signature by {} does not match its contents under the trusted key of that name (changed after "
+          "signing, or signed by another key named {})",
+          key, key);
   }
   return "it is unsigned";
 }

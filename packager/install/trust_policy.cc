@@ -45,8 +45,12 @@ std::string describe_signature(const trust::SignatureCheck& c, const std::option
     case Verdict::kUnknownKey:
       return fmt::format("signed by {}, a key that {} does not trust", c.key, policy->source);
     case Verdict::kBadSignature:
-      return fmt::format("signed by {}, but the signature does not match the package: it was changed after signing",
-                         c.key);
+      // A signature names its key, not which key of that name: a package changed after signing
+      // and one signed by another key named alike look the same here.
+      return fmt::format(
+          "signed by {}, but the signature does not match the package under the key {} trusts by "
+          "that name: it was changed after signing, or signed by another key named {}",
+          c.key, policy->source, c.key);
     case Verdict::kMalformed:
       return "a malformed signature";
     case Verdict::kUnsigned:
