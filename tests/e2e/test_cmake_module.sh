@@ -147,4 +147,16 @@ grep -q "skb_add_static_kernels(k): unknown arguments: BOGUS;1" badargs.log || f
 sed -i 's/skb_add_static_kernels(k BOGUS 1 OP_PARAMS x)/skb_add_static_kernels(k JOBS 2)/' badargs/CMakeLists.txt
 if cmake -S badargs -B badargs/b2 -G Ninja >badargs2.log 2>&1; then fail "accepted a call without OP_PARAMS"; fi
 grep -q "skb_add_static_kernels(k): OP_PARAMS is required" badargs2.log || fail "unclear: $(cat badargs2.log)"
+n=2
+while IFS='|' read -r call said; do
+  n=$((n + 1))
+  sed -i "s/^skb_add_static_kernels(.*/skb_add_static_kernels(k OP_PARAMS x $call)/" badargs/CMakeLists.txt
+  if cmake -S badargs -B badargs/b$n -G Ninja >badargs$n.log 2>&1; then fail "accepted $call"; fi
+  tr -s ' \n' '  ' <badargs$n.log | grep -q "skb_add_static_kernels(k): $said" || fail "$call: unclear: $(cat badargs$n.log)"
+done <<'CASES'
+JOBS abc|JOBS abc: expected a number of parallel compiles, 1 or more
+JOBS 0|JOBS 0: expected a number of parallel compiles, 1 or more
+COMPRESSION lz4|COMPRESSION lz4: expected gzip, zstd or xz
+SELF_CONTAINED|SELF_CONTAINED needs BASE
+CASES
 echo PASS
