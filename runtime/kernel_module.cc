@@ -106,15 +106,17 @@ bool launches_dependent(CudaDriver& cuda, CudaDriver::Module module, const Index
 
 std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
   std::shared_ptr<KernelModule> m(new KernelModule);
+  // Either kind's bytes are read whole and checked before anything loads them: from a regular
+  // file only (a FIFO would block the caller for ever).
+  std::string bytes;
+  try {
+    bytes = common::read_file(entry.bin, kMaxKernelSize, common::Accept::kRegularFile);
+  } catch (const common::Error& e) {
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
+  }
+  check_sha(entry, common::sha256_hex(bytes));
   if (entry.launch.on_device()) {
     CudaDriver& cuda = CudaDriver::get();
-    std::string bytes;
-    try {
-      bytes = common::read_file(entry.bin, kMaxKernelSize, common::Accept::kRegularFile);
-    } catch (const common::Error& e) {
-      throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
-    }
-    check_sha(entry, common::sha256_hex(bytes));
     CudaDriver::Scope scope(cuda);
     CudaDriver::Module module = nullptr;
     cuda.check(cuda.cuModuleLoadData(&module, bytes.data()),
@@ -131,13 +133,6 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
     m->dependent_launch_ = launches_dependent(cuda, module, entry);
     return m;
   }
-  std::string sha;
-  try {  // a regular file only: a FIFO would block the caller for ever
-    sha = common::sha256_hex(common::read_file(entry.bin, kMaxKernelSize, common::Accept::kRegularFile));
-  } catch (const common::Error& e) {
-    throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, e.what()));
-  }
-  check_sha(entry, sha);
   m->handle_ = dlopen(entry.bin.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!m->handle_) throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, dlerror()));
   m->symbol_ = dlsym(m->handle_, entry.entry.c_str());

@@ -28,11 +28,11 @@
 #include "runtime/payoff.h"
 
 using skb::runtime::CallArgs;
+using skb::runtime::CallBuffers;
 using skb::runtime::CudaDriver;
 using skb::runtime::CudaLaunch;
 using skb::runtime::Index;
 using skb::runtime::IndexEntry;
-using skb::runtime::CallBuffers;
 using skb::runtime::KernelModule;
 using skb::runtime::RuntimeError;
 
@@ -143,6 +143,16 @@ int on_device(const skb_op* op, F&& body) {
       throw RuntimeError(e.code, fmt::format("kernel {}: {}", op->name, e.what()));
     }
   });
+}
+
+// What every entry that runs a kernel checks first (`fn` names it): the op, and the buffers
+// against the call's record.
+int check_run(const skb_op* op, const void* const* inputs, void* const* outputs, const char* fn) {
+  if (!op) {
+    last_error = fmt::format("{}: op is NULL", fn);
+    return SKB_ERR_INVALID;
+  }
+  return guarded([&] { op->buffers->check(inputs, outputs, fn); });
 }
 
 int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic_only) {
@@ -286,31 +296,19 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
 }
 
 int skb_op_run(const skb_op* op, const void* const* inputs, void* const* outputs) {
-  if (!op) {
-    last_error = "skb_op_run: op is NULL";
-    return SKB_ERR_INVALID;
-  }
-  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_run"); }); rc != SKB_OK) return rc;
+  if (int rc = check_run(op, inputs, outputs, "skb_op_run"); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run(m, inputs, outputs); });
 }
 
 int skb_op_run_host(const skb_op* op, const void* const* inputs, void* const* outputs) {
-  if (!op) {
-    last_error = "skb_op_run_host: op is NULL";
-    return SKB_ERR_INVALID;
-  }
-  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_run_host"); }); rc != SKB_OK) return rc;
+  if (int rc = check_run(op, inputs, outputs, "skb_op_run_host"); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.run_host(m, inputs, outputs); });
 }
 
 int skb_op_launch(const skb_op* op, const void* const* inputs, void* const* outputs, void* stream) {
-  if (!op) {
-    last_error = "skb_op_launch: op is NULL";
-    return SKB_ERR_INVALID;
-  }
-  if (int rc = guarded([&] { op->buffers->check(inputs, outputs, "skb_op_launch"); }); rc != SKB_OK) return rc;
+  if (int rc = check_run(op, inputs, outputs, "skb_op_launch"); rc != SKB_OK) return rc;
   if (!op->cuda) return run_on_host(op, inputs, outputs);
   return on_device(op, [&](const CudaLaunch& l, const KernelModule& m) { l.launch(m, inputs, outputs, stream); });
 }
