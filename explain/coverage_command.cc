@@ -53,13 +53,13 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
     return c;
   }
   auto hit = index.by_key.find(common::sha256_hex(opmodel::canonical_signature(record)));
-  auto slower = hit == index.by_key.end() ? index.withheld.end() : index.withheld.find(hit->first);
-  if (hit != index.by_key.end() && hit->second.variant != "dynamic" && slower == index.withheld.end()) {
+  const std::string* withheld = hit == index.by_key.end() ? nullptr : index.withheld_reason(hit->first);
+  if (hit != index.by_key.end() && hit->second.variant != "dynamic" && !withheld) {
     c.kind = CoveredRecord::Kind::kStatic;
     return c;
   }
   // A static kernel the payoff evidence withholds serves no call, as in the runtime.
-  c.why = slower != index.withheld.end() ? slower->second : runtime::explain_miss(index, record, signatures);
+  c.why = withheld ? *withheld : runtime::explain_miss(index, record, signatures);
   if (index.by_key.count(common::sha256_hex(opmodel::dynamic_signature(record))) &&
       opmodel::unsupported_by_dynamic(record).empty()) {
     c.kind = CoveredRecord::Kind::kDynamic;

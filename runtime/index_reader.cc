@@ -73,6 +73,11 @@ std::unordered_map<std::string, IndexEntry> parse_index(std::string_view text, c
   return by_key;
 }
 
+const std::string* Index::withheld_reason(const std::string& key) const {
+  auto it = withheld.find(key);
+  return it == withheld.end() ? nullptr : &it->second;
+}
+
 Index read_index(const fs::path& root, const std::string& soc_name) {
   Index index;
   index.soc = soc_name.empty() ? only_soc(root) : soc_name;

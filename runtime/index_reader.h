@@ -23,6 +23,10 @@ struct Index {
   // this class's evidence was refused, when it was.
   std::unordered_map<std::string, std::string> withheld;
   std::string payoff_problem;
+
+  /// Why the static kernel of `key` is not served on this machine class; nullptr when it is (or
+  /// when the index has no kernel of that key).
+  const std::string* withheld_reason(const std::string& key) const;
 };
 
 /// Parses the text of one binary_info_config.json; binPaths resolve below root. Throws

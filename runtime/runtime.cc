@@ -170,9 +170,8 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     auto op = std::make_unique<skb_op>();
     auto hit = dynamic_only ? index->by_key.end()
                             : index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
-    if (auto slower = hit == index->by_key.end() ? index->withheld.end() : index->withheld.find(hit->first);
-        slower != index->withheld.end()) {
-      op->why = slower->second;
+    if (const std::string* why = hit == index->by_key.end() ? nullptr : index->withheld_reason(hit->first)) {
+      op->why = *why;
       hit = index->by_key.end();
     }
     if (hit == index->by_key.end()) {
@@ -277,9 +276,8 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
                          hit->second.package);
     else
       text = skb::runtime::explain_miss(*index, record);
-    if (auto slower = hit == index->by_key.end() ? index->withheld.end() : index->withheld.find(hit->first);
-        slower != index->withheld.end()) {
-      text = fmt::format("{}: {}", record.op_type, slower->second);
+    if (const std::string* why = hit == index->by_key.end() ? nullptr : index->withheld_reason(hit->first)) {
+      text = fmt::format("{}: {}", record.op_type, *why);
       hit = index->by_key.end();
     }
     if (index->by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record))) &&
