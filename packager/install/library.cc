@@ -544,14 +544,12 @@ void Library::finish_interrupted(const std::set<std::string>& leave_out) {
   }
 }
 
-void Library::remove_package_locked(const std::string& package, const std::set<std::string>& also_going) {
+void Library::remove_package_locked(const std::string& package) {
   manifests_.erase(package);
   pieces_.erase(package);
   going_.insert(package);
-  going_.insert(also_going.begin(), also_going.end());
   std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
-  order.erase(std::remove_if(order.begin(), order.end(),
-                             [&](const std::string& p) { return p == package || also_going.count(p); }),
+  order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return going_.count(p); }),
               order.end());
   write_journal("uninstall", package);
   publish(order);  // from here on, nothing lists the package's files
@@ -773,7 +771,8 @@ void Library::uninstall_all(const LibraryOptions& o) {
   std::vector<std::string> listed = read_order();
   std::set<std::string> all(listed.begin(), listed.end());
   recover(all);
-  for (const auto& p : read_order()) remove_package_locked(p, all);
+  going_.insert(all.begin(), all.end());
+  for (const auto& p : read_order()) remove_package_locked(p);
   remove_root_if_empty();
 }
 

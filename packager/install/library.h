@@ -145,7 +145,8 @@ class Library {
   std::vector<common::PreparedWrite> prepare_own_files() const;
   /// `read`: the payload's manifest, when it was read already.
   bool install_locked(const PayloadSource& payload, std::optional<PayloadManifest> read, const LibraryOptions& options);
-  void remove_package_locked(const std::string& package, const std::set<std::string>& also_going = {});
+  /// Removes `package`; what it publishes lists none of going_, the packages this run removes.
+  void remove_package_locked(const std::string& package);
   void write_journal(const std::string& op, const std::string& package);
   std::filesystem::path journal_file() const;  // config/transaction.json
   static std::string journal_text(const std::string& op, const std::string& package);
