@@ -33,6 +33,16 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
+// Waits for `done`, a minute at most however loaded the machine is; whether it came.
+template <class Done>
+bool wait_until(Done done) {
+  for (int i = 0; i < 6000; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
 // Every record file under dir, as skb-generate finds them.
 std::vector<std::string> recorded(const fs::path& dir) {
   if (!fs::exists(dir)) return {};
@@ -239,7 +249,7 @@ TEST(MissRecorder, AChildForkedWhileItsThreadWaitsExits) {
   MissRecorder r;
   r.start(dir, MissRecorder::kDefaultCap, std::chrono::milliseconds(20));
   r.note(matmul(5).dump());
-  for (int i = 0; i < 6000 && recorded(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_until([&] { return !recorded(dir).empty(); });
   ASSERT_EQ(recorded(dir).size(), 1u) << "the thread wrote, and waits for the next interval";
   pid_t child = fork();
   ASSERT_GE(child, 0);
@@ -250,10 +260,7 @@ TEST(MissRecorder, AChildForkedWhileItsThreadWaitsExits) {
     _exit(0);
   }
   int status = 0;
-  pid_t done = 0;
-  for (int i = 0; i < 6000 && (done = waitpid(child, &status, WNOHANG)) == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  if (done == 0) {
+  if (!wait_until([&] { return waitpid(child, &status, WNOHANG) != 0; })) {
     kill(child, SIGKILL);
     waitpid(child, &status, 0);
     FAIL() << "the child never exited";
@@ -270,7 +277,7 @@ TEST(MissRecorder, RecordsAreWrittenEveryIntervalWithoutAFlush) {
   r.start(dir, MissRecorder::kDefaultCap, std::chrono::milliseconds(20));
   r.note(matmul(5).dump());
   // No flush: the recorder's own thread writes it (waited for, however loaded the machine).
-  for (int i = 0; i < 6000 && recorded(dir).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_until([&] { return !recorded(dir).empty(); });
   EXPECT_EQ(recorded(dir).size(), 1u);
   r.stop();
 }
@@ -285,7 +292,7 @@ TEST(MissRecorder, AProcessKilledWithSignal9KeepsWhatEachIntervalWrote) {
     for (int m = 1; m <= 3; ++m) r.note(matmul(m).dump());
     for (;;) pause();  // never flushes, never exits: only the interval writes
   }
-  for (int i = 0; i < 6000 && recorded(dir).size() < 3; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  wait_until([&] { return recorded(dir).size() >= 3; });
   kill(child, SIGKILL);
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
