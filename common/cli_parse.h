@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <optional>
 
 #include "common/diag.h"
@@ -28,13 +29,17 @@ CLI::Validator checked_by(Parse parse) {
 /// A CLI11 check of a number from min to max, both included; unlike CLI::Range, NaN (which no
 /// comparison refuses) is not in any range.
 inline CLI::Validator number_in(double min, double max) {
+  // A whole bound in full (1000000000, not 1e+09).
+  auto show = [](double d) {
+    return d == std::floor(d) && std::fabs(d) < 1e15 ? fmt::format("{:.0f}", d) : fmt::format("{:g}", d);
+  };
   return CLI::Validator(
-      [min, max](std::string& value) {
+      [min, max, show](std::string& value) {
         double v = 0;
         if (CLI::detail::lexical_cast(value, v) && v >= min && v <= max) return std::string();
-        return fmt::format("{}: expected a number from {:g} to {:g}", value, min, max);
+        return fmt::format("{}: expected a number from {} to {}", value, show(min), show(max));
       },
-      fmt::format("NUMBER in [{:g}, {:g}]", min, max));
+      fmt::format("NUMBER in [{}, {}]", show(min), show(max)));
 }
 
 /// Parses a command line, and gives what the program returns when it is not to go on: --help and

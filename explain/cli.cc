@@ -122,7 +122,9 @@ void add_bench_command(CLI::App& skb, BenchCommand& b) {
       ->capture_default_str()
       ->check(common::number_in(0.01, 1.0));
   b.app->add_option("--output", b.output, "Also write the evidence to FILE");
-  b.app->add_option("--lock-timeout", b.lock_timeout, "Seconds to wait for the library's lock")->capture_default_str();
+  b.app->add_option("--lock-timeout", b.lock_timeout, "Seconds to wait for the library's lock")
+      ->capture_default_str()
+      ->check(common::number_in(0, 1e9));
   b.app->add_flag("-q,--quiet", b.quiet, "No progress line");
 }
 

@@ -199,7 +199,6 @@ int run(const Args& a, const common::Diag& diag) {
 int installer_main(int argc, char** argv, common::Diag& diag) {
   if (argc == 2 && std::string(argv[1]) == "--self-test") return kExitOk;
   Args a;
-  if (const char* t = std::getenv("SKB_LOCK_TIMEOUT"); t && *t) a.lock_timeout = std::atof(t);
   std::optional<int> user = parse_stub_options(argc, argv, a);
   if (!a.work_file.empty()) remove_work_file(a.work_file);
   if (!a.node_lock.empty()) remove_node_lock(a.node_lock);

@@ -276,6 +276,10 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
     diag.error(fmt::format("{}; `{} --help` lists the options", what, name));
     return kExitUsage;
   };
+  // SKB_LOCK_TIMEOUT sets the default; a value that is not one is an error unless --lock-timeout
+  // replaces it (--help still answers).
+  const char* bad_timeout = std::getenv("SKB_LOCK_TIMEOUT");
+  if (bad_timeout && (!*bad_timeout || parse_seconds(bad_timeout, a.lock_timeout))) bad_timeout = nullptr;
   opterr = 0;
   optind = 0;
   while ((id = getopt_long(n, args.data(), shorts.c_str(), longs.data(), &at)) != -1) {
@@ -331,13 +335,16 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
         break;
       case kLockTimeout:
         if (!parse_seconds(optarg, a.lock_timeout))
-          return usage(fmt::format("--lock-timeout {}: expected a number of seconds", optarg));
+          return usage(fmt::format("--lock-timeout {}: expected a number of seconds from 0 to 1000000000", optarg));
+        bad_timeout = nullptr;
         break;
       default:
         return usage(fmt::format("unknown option {}", arg));
     }
   }
   if (optind < n) return usage(fmt::format("unexpected argument '{}'", args[optind]));
+  if (bad_timeout)
+    return usage(fmt::format("SKB_LOCK_TIMEOUT={}: expected a number of seconds from 0 to 1000000000", bad_timeout));
   return std::nullopt;
 }
 

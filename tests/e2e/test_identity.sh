@@ -146,6 +146,7 @@ done <<'CASES'
 --margin: nan: expected a number from 0.01 to 1|skb bench x --margin nan
 --min-coverage: nan: expected a number from 0 to 100|skb coverage x --min-coverage nan
 --budget: -1: expected a number above 0|skb bench x --budget -1
+--lock-timeout: nan: expected a number from 0 to 1000000000|skb bench x --lock-timeout nan
 NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
 CASES
 [ ! -e new.key ] || fail "skb key new wrote a key of a bad name"

@@ -62,6 +62,19 @@ rc=0; SKB_LOCK_TIMEOUT=1 sh "$A" --install-path="$lib" --uninstall -q 2>err || r
 [ "$rc" != 0 ] || fail "the uninstall went ahead under a held lock"
 expect_eq "$(check_library "$lib")" "$before" "kernels listed after the refused uninstall"
 
+step "a timeout that is not a number of seconds is refused before the lock"
+for bad in "env:nan" "env:-5" "opt:nan" "opt:-5"; do
+  rc=0
+  case $bad in
+    env:*) SKB_LOCK_TIMEOUT=${bad#env:} sh "$A" --install-path="$lib" --uninstall -q 2>err || rc=$? ;;
+    opt:*) sh "$A" --install-path="$lib" --uninstall -q --lock-timeout="${bad#opt:}" 2>err || rc=$? ;;
+  esac
+  expect_eq "$rc" 2 "exit status with $bad"
+  grep -qe "${bad#*:}: expected a number of seconds from 0 to 1000000000" err || fail "$bad: $(cat err)"
+done
+SKB_LOCK_TIMEOUT=nan sh "$A" --help >/dev/null || fail "--help refused for a bad SKB_LOCK_TIMEOUT"
+expect_eq "$(check_library "$lib")" "$before" "kernels listed after the refused runs"
+
 step "the holder is killed: the next run succeeds"
 kill -9 "$holder"; wait "$holder" 2>/dev/null || true
 SKB_LOCK_TIMEOUT=5 sh "$B" --install-path="$lib" -q || fail "install after the holder died"
