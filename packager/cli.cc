@@ -142,6 +142,25 @@ std::vector<fs::path> earlier_packages(const fs::path& dir) {
   return out;
 }
 
+// The whole packages an earlier job left in dir; a damaged one (its length or hashes not what
+// its header says) is removed, said on stderr: kept, it would stand for the package a rerun makes
+// of the same contents, or take its name.
+std::vector<fs::path> whole_earlier_packages(const fs::path& dir, const common::Diag& diag) {
+  std::vector<fs::path> whole;
+  for (const fs::path& p : earlier_packages(dir)) {
+    try {
+      installer::RunFile f(p);
+      installer::verify_payload_hash(f.installer);
+      installer::verify_payload_hash(f.payload);
+      whole.push_back(p);
+    } catch (const installer::VerifyError& e) {
+      diag.warning(fmt::format("{}: removed, a damaged package: {}", p.string(), e.what()));
+      ::unlink(p.c_str());
+    }
+  }
+  return whole;
+}
+
 // The op_compiler entry's folder keeps what CANN's op_compiler leaves: the package, and one log
 // per kernel compiled in <pid>_compile_log/ (static_kernel_<name>_<pid>_d<device>_compile_succ.log,
 // or ..._compile_error.log with the compiler's message).
@@ -177,7 +196,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   std::optional<WorkFolder> work;
   if (job.cann_output) work.emplace();
   fs::path build = work ? work->path / "build" : dest.dir / ".skb";
-  std::vector<fs::path> before = work ? earlier_packages(dest.dir) : std::vector<fs::path>{};
+  std::vector<fs::path> before = work ? whole_earlier_packages(dest.dir, diag) : std::vector<fs::path>{};
   const bool fresh_build = !work && !fs::exists(build);
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};

@@ -53,6 +53,15 @@ expect_eq "$out2" "$out" "stdout of the rerun"
 ! grep -q "compile-step" err || fail "the rerun compiled something: $(grep compile-step err | head -3)"
 grep -q "kernel store: [1-9][0-9]* hits, 0 misses" err || fail "the rerun did not take its kernels from the store: $(tail -5 err)"
 expect_eq "$(stat -c %Y.%N "$root/$stem.run")" "$mtime_before" "the package after the rerun"
+step "a damaged earlier package of the same contents is replaced, not kept"
+truncate -s 100000 "$root/$stem.run"
+out3=$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" -l error 2>err) || fail "$(cat err)"
+[[ $out3 =~ ^generate\ run\ package\ (static_kernel_[0-9]{14}_[0-9a-f]{8})\.run\ success$ ]] || fail "stdout: $out3"
+stem=${BASH_REMATCH[1]}
+expect_eq "$(cd "$root" && ls -- *.run)" "$stem.run" "the .run files after the rerun over a damaged one"
+grep -q "removed, a damaged package" err || fail "no word of the damaged package: $(cat err)"
+sh "$root/$stem.run" --check >/dev/null 2>err || fail "the package op_compiler named is damaged: $(cat err)"
+out=$out3
 op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 2 -o "$root" --enable_super_kernel \
   --super_kernel_options a=1:b=2 >/dev/null 2>err || fail "--enable_super_kernel refused"
 grep -q "super kernels are not built" err || fail "no word about super kernels: $(cat err)"
