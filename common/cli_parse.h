@@ -26,6 +26,12 @@ CLI::Validator checked_by(Parse parse) {
       "");
 }
 
+/// A CLI11 check that a value is not empty: `--soc ""` is refused, not taken as no --soc.
+inline CLI::Validator not_empty() {
+  return CLI::Validator(
+      [](std::string& value) { return value.empty() ? std::string("expected a value, found an empty one") : ""; }, "");
+}
+
 /// A CLI11 check of a number from min to max, both included; unlike CLI::Range, NaN (which no
 /// comparison refuses) is not in any range.
 inline CLI::Validator number_in(double min, double max) {

@@ -93,12 +93,11 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
     throw FieldError("/compiler", fmt::format("expected a compiler on PATH, \"{}\" was not found", p.compiler));
   tc.soc_version = soc_arg.empty() ? p.default_soc : soc_arg;
   if (tc.soc_version.empty()) throw FieldError("/default_soc", "expected a default SoC, since no --soc was given");
-  tc.soc = tc.soc_version;
-  if (!soc_arg.empty()) {
-    SocFamily f = soc_family(soc_table, soc_arg);
-    tc.soc = f.family;
-    tc.soc_known = f.known;
-  }
+  // The profile's default_soc maps as --soc does (Ascend910B3's index is config/ascend910b/); one
+  // the table lacks ("host") is the profile author's choice, said without a warning.
+  SocFamily f = soc_family(soc_table, tc.soc_version);
+  tc.soc = f.family;
+  tc.soc_known = f.known || soc_arg.empty();
   if (!packager::is_soc_name(tc.soc)) {
     if (soc_arg.empty()) throw FieldError("/default_soc", packager::kSocNameExpected);
     throw Error(fmt::format("--soc {}: {}, or one of the SoC table", soc_arg, packager::kSocNameExpected));

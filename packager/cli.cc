@@ -290,8 +290,10 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_flag("-q,--quiet", job.quiet, "Print errors only");
   app.add_option("-p,--op-params-dir,--op_params_dir", job.dirs,
                  "Whole job: op-statistics folder (repeatable), as for skb-generate");
-  app.add_option("-v,--soc,--soc_version", job.soc, "Whole job: SoC version (Ascend910B3, ...) or architecture");
-  app.add_option("-j,--jobs,--job", job.jobs, "Whole job: parallel compiles (default: ninja's)");
+  app.add_option("-v,--soc,--soc_version", job.soc, "Whole job: SoC version (Ascend910B3, ...) or architecture")
+      ->check(common::not_empty());
+  app.add_option("-j,--jobs,--job", job.jobs, "Whole job: parallel compiles (default: ninja's)")
+      ->check(common::not_empty());
   app.add_option("-l,--log", job.log, "Whole job: log level")
       ->check(CLI::IsMember({"debug", "info", "warning", "error", "null"}));
   app.add_flag("--count", job.count, "Whole job: print the number of record files -p finds, and stop");

@@ -113,9 +113,11 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   bool verbose = false, why = false, per_kernel = false;
   unsigned seed = 1;
   app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
-  app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)");
-  app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)");
-  app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str();
+  app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)")
+      ->check(skb::common::not_empty());
+  app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)")
+      ->check(skb::common::not_empty());
+  app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str()->check(skb::common::not_empty());
   app.add_flag("--verbose", verbose, "One line per call");
   app.add_flag("--counts", per_kernel,
                "The runtime's counts per op and kernel: static hits, dynamic fallbacks, no kernel");

@@ -148,6 +148,8 @@ done <<'CASES'
 --budget: -1: expected a number above 0|skb bench x --budget -1
 --lock-timeout: nan: expected a number from 0 to 1000000000|skb bench x --lock-timeout nan
 NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
+--soc: expected a value, found an empty one|skb-generate -p x -o y --soc ''
+--seed: expected a value, found an empty one|skb-replay --seed '' x
 CASES
 [ ! -e new.key ] || fail "skb key new wrote a key of a bad name"
 rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc=$?

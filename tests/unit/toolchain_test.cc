@@ -228,6 +228,16 @@ TEST(Toolchain, SocVersionMapsToOpbasesIndexFolder) {
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910ProA", {}).soc, "ascend910");
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend910B4-1", {}).soc, "ascend910b");
   EXPECT_EQ(load_toolchain("host", SKB_TEST_TEMPLATES, "Ascend950PR_9599", {}).soc, "ascend950");  // by prefix
+  {  // a profile's default_soc, with no --soc, maps the same way
+    fs::path dir = test::scratch_dir();
+    test::write_text(dir / "k.cc", "int x;");
+    Json p = minimal_profile();
+    p["default_soc"] = "Ascend910B3";
+    test::write_text(dir / "p.json", p.dump());
+    Toolchain d = load_toolchain((dir / "p.json").string(), SKB_TEST_TEMPLATES, "", {});
+    EXPECT_EQ(d.soc, "ascend910b");
+    EXPECT_EQ(d.soc_version, "Ascend910B3");
+  }
   Toolchain other = load_toolchain("host", SKB_TEST_TEMPLATES, "MyChip2", {});
   EXPECT_EQ(other.soc, "MyChip2");
   EXPECT_FALSE(other.soc_known);
