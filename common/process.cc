@@ -1,6 +1,7 @@
 #include "common/process.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 
 #include "common/error.h"
+#include "common/interrupt.h"
 
 extern char** environ;
 
@@ -52,9 +54,28 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   } else if (output == Output::kToStderr) {
     posix_spawn_file_actions_adddup2(&actions, 2, 1);
   }
+  // Under ForwardSignals, the signals it passes on wait until the child's pid is known (the
+  // child starts with the mask as it was).
+  throw_if_interrupted();
+  const bool forwarding = detail::forwarding_signals();
+  sigset_t stop, before;
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (forwarding) {
+    sigemptyset(&stop);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
+    ::pthread_sigmask(SIG_BLOCK, &stop, &before);
+    posix_spawnattr_setsigmask(&attr, &before);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  }
   pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = ::posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (forwarding) {
+    if (rc == 0) detail::set_signalled_child(pid);
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  }
   ProcessResult result;
   if (capture) ::close(pipefd[1]);
   if (rc != 0) {
@@ -75,6 +96,8 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (forwarding) detail::set_signalled_child(0);
+  throw_if_interrupted();
   return result;
 }
 

@@ -16,6 +16,7 @@
 #include "common/cli_parse.h"
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/interrupt.h"
 #include "common/process.h"
 #include "common/version.h"
 #include "opmodel/discovery.h"
@@ -188,6 +189,7 @@ void copy_compile_logs(const fs::path& build, const fs::path& dest) {
 // Runs the whole job: generate, build (which packages), report. The op_compiler entry builds in
 // a private work folder; skb-package -p keeps its build in DEST/.skb/.
 int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& diag) {
+  common::ForwardSignals forward;  // a kill stops skb-generate or ninja too, and the work folder goes
   if (job.super_kernel || !job.super_kernel_options.empty())
     diag.warning("super kernels are not built: each kernel is compiled and packed on its own");
   std::vector<fs::path> dirs(job.dirs.begin(), job.dirs.end());

@@ -148,5 +148,23 @@ SKB_INSTALL_PATH=$PWD/mine "$root/$stem.run" -q || fail "install with SKB_INSTAL
 "$root/$stem.run" -q --install-path="$PWD/given" || fail "install with --install-path"
 [ -d "$(lib_root mine)/$stem" ] && [ -d "$(lib_root given)/$stem" ] || fail "SKB_INSTALL_PATH or --install-path did not win"
 [ ! -e "$ai_core" ] || fail "installed into CANN's library although SKB_INSTALL_PATH or --install-path was given"
+
+step "op_compiler killed (as torchair's timeout kills it) stops its build: no package appears, its work folder goes"
+mkdir -p killed/out killed/tmp
+printf '#!/bin/sh\ntouch "%s"\nsleep 4\nexec "$@"\n' "$PWD/killed/compiling" >slow_launch
+chmod +x slow_launch
+SKB_CACHE_DIR=off SKB_LAUNCHER=$PWD/slow_launch TMPDIR=$PWD/killed/tmp \
+  op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 1 -o "$PWD/killed/out" -l error 2>killed/err &
+job=$!
+for _ in $(seq 600); do [ -e killed/compiling ] && break; sleep 0.1; done
+[ -e killed/compiling ] || fail "no compile started"
+kill -TERM "$job"
+rc=0; wait "$job" || rc=$?
+expect_eq "$rc" 143 "op_compiler's exit status after SIGTERM"
+grep -q "interrupted by SIGTERM" killed/err || fail "no word of the interruption: $(cat killed/err)"
+sleep 6  # longer than a compile's launcher waits: what a build left running would publish by then
+expect_eq "$(ls -A killed/out)" "" "-o after the killed job"
+expect_eq "$(ls -A killed/tmp)" "" "TMPDIR after the killed job"
+
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS

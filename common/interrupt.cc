@@ -1,0 +1,51 @@
+#include "common/interrupt.h"
+
+#include <fmt/format.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+
+namespace skb::common {
+namespace {
+
+constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+volatile std::sig_atomic_t g_signal = 0;
+std::atomic<bool> g_forwarding{false};
+std::atomic<pid_t> g_child{0};
+
+void on_signal(int signal) {
+  g_signal = signal;
+  if (pid_t child = g_child.load(); child > 0) ::kill(child, signal);
+}
+
+}  // namespace
+
+Interrupted::Interrupted(int signal)
+    : Error(fmt::format("interrupted by SIG{}; what it had begun is removed", ::sigabbrev_np(signal))),
+      signal_(signal) {}
+
+ForwardSignals::ForwardSignals() {
+  g_signal = 0;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
+  g_forwarding = true;
+}
+
+ForwardSignals::~ForwardSignals() {
+  g_forwarding = false;
+  for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+}
+
+void throw_if_interrupted() {
+  if (int signal = g_signal; signal != 0 && g_forwarding) throw Interrupted(signal);
+}
+
+namespace detail {
+bool forwarding_signals() { return g_forwarding; }
+void set_signalled_child(pid_t child) { g_child = child; }
+}  // namespace detail
+
+}  // namespace skb::common
