@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -312,6 +314,17 @@ bool remove_file(const fs::path& path) {
   if (::unlink(path.c_str()) == 0) return true;
   if (errno == ENOENT) return false;
   throw IoError(fmt::format("{}: cannot remove: {}", path.string(), errno_text()));
+}
+
+bool is_live_temp(std::string_view file) {
+  std::size_t at = file.find(".tmp.");
+  if (at == std::string_view::npos) return false;
+  const char* first = file.data() + at + 5;
+  const char* last = file.data() + file.size();
+  long pid = 0;
+  auto [end, ec] = std::from_chars(first, last, pid);
+  if (ec != std::errc() || end == first || pid <= 0 || pid > INT_MAX) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
 }
 
 fs::path self_exe() {

@@ -266,12 +266,13 @@ void publish_entry(const CompileStep& s, const store::EntryFiles& files) {
   publish_kernel(s, t, files.record);
 }
 
-// What a step of this kernel that was killed left: its temp files (<name>.<...>.tmp.<pid>...).
-// Ninja runs one step of a kernel at a time, so none of them is another live step's.
+// What a step of this kernel that was killed left: its temp files (<name>.<...>.tmp.<pid>...),
+// those of a process still running aside (a second ninja, or skb-package, in the same folder).
 void remove_leftover_temps(const CompileStep& s) {
   const std::string prefix = s.name + ".";
   for (const std::string& file : common::list_dir(s.dir))
-    if (file.rfind(prefix, 0) == 0 && file.find(".tmp.", prefix.size() - 1) != std::string::npos)
+    if (file.rfind(prefix, 0) == 0 && file.find(".tmp.", prefix.size() - 1) != std::string::npos &&
+        !common::is_live_temp(file))
       common::remove_file(s.dir / file);
 }
 

@@ -1,7 +1,10 @@
 #include "common/fs.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -208,6 +211,19 @@ TEST(WriteOutput, ReplacesARegularFileAndWritesThroughAnythingElse) {
   reader.join();
   EXPECT_EQ(got, "four\n");
   EXPECT_EQ(std::filesystem::status(dir / "fifo").type(), std::filesystem::file_type::fifo);
+}
+
+// A temp file is another build's work while its process runs, a leftover once it has ended.
+TEST(Fs, ATempFileIsLiveWhileItsProcessRuns) {
+  EXPECT_TRUE(is_live_temp(fmt::format("Add_x.so.tmp.{}", ::getpid())));
+  EXPECT_TRUE(is_live_temp(fmt::format("Add_x.tmp.{}.link-input.o", ::getpid())));
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(child, nullptr, 0), child);
+  EXPECT_FALSE(is_live_temp(fmt::format("Add_x.so.tmp.{}", child)));
+  for (const char* name : {"Add_x.so", "Add_x.so.tmp.", "Add_x.so.tmp.abc", "Add_x.so.tmp.0", "Add_x.so.tmp.-1"})
+    EXPECT_FALSE(is_live_temp(name)) << name;
 }
 
 }  // namespace
