@@ -122,12 +122,18 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_flag("--no-shared-cache", no_shared_cache, "No shared store, even when SKB_CACHE is set")->group("");
   app.add_option("--cache-dir", o.local.dir,
                  "The private local kernel store (default: $SKB_CACHE_DIR, else ~/.cache/skb; off: none)");
+  // AsSizeValue takes -1 as 2^64 - 1: no cap at all.
+  const CLI::Validator not_negative(
+      [](std::string& v) { return v.find('-') == std::string::npos ? "" : v + ": expected a size, e.g. 500M or 20G"; },
+      "");
   app.add_option("--cache-dir-max-size", o.local.max_size,
                  "Cap of the local store, e.g. 5G (default: skb.conf's max_size, else 5G)")
+      ->check(not_negative)
       ->transform(CLI::AsSizeValue(false));
   app.add_flag("--cache-read-only", o.cache_read_only, "Take kernels from the store, never write to it");
   app.add_option("--cache-max-size", o.cache_max_size,
                  "Cap of a file:// store, e.g. 500M or 20G; least recently used entries go first")
+      ->check(not_negative)
       ->transform(CLI::AsSizeValue(false));
   app.add_option("--sign-key", o.sign_key,
                  "Private key that signs what the build stores and the package it makes (skb key new)")

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <algorithm>
 
 #include <atomic>
 #include <cstdlib>
@@ -220,8 +221,22 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   return args;
 }
 
+// The output folder is neither a -p folder nor in one: its scan would take skb's own files
+// (plan.json, kernel_meta/*.json) for records, rejected on every run.
+void refuse_output_among_records(const Options& o) {
+  fs::path out = fs::weakly_canonical(fs::absolute(o.output));
+  for (const fs::path& dir : o.op_params_dirs) {
+    fs::path records = fs::weakly_canonical(fs::absolute(dir));
+    auto [r, d] = std::mismatch(records.begin(), records.end(), out.begin(), out.end());
+    if (r == records.end())
+      throw Error(fmt::format("-o {}: {} the op-statistics folder -p {}; expected an output folder outside it",
+                              o.output.string(), d == out.end() ? "is" : "is inside", dir.string()));
+  }
+}
+
 Outcome generate(const Options& o, const common::Diag& diag) {
   if (o.op_params_dirs.empty()) throw Error("no op-statistics folder given (-p DIR)");
+  refuse_output_among_records(o);
   Toolchain tc = load_toolchain(o.toolchain, default_templates_dir(), o.soc, o.launcher);
   if (!tc.soc_known)
     diag.warning(fmt::format("SoC {} is not in the SoC table ({}); its index folder is config/{}/", tc.soc_version,

@@ -95,6 +95,10 @@ ProfileSpec parse_profile_spec(const Json& doc) {
   p.suffix = root.at("suffix").string(16);
   if (!p.suffix.empty() && (p.suffix.size() < 2 || p.suffix[0] != '.' || !is_identifier(p.suffix.substr(1))))
     throw FieldError("/suffix", "expected a file suffix such as \".so\" or \".o\", or \"\" for none");
+  if (p.suffix == ".json" || p.suffix == ".info")  // each kernel's record and signature in kernel_meta/
+    throw FieldError("/suffix", fmt::format("expected a suffix other than \"{}\", which skb's own files of each "
+                                            "kernel have",
+                                            p.suffix));
   p.entry = root.at("entry").string(128);
   if (!is_identifier(p.entry)) throw FieldError("/entry", "expected a C symbol name");
   if (root.has("dynamic_entry")) {

@@ -142,6 +142,7 @@ done <<'CASES'
 --compression: lz4 not in|skb-package out --compression lz4
 --older-than: 5x: expected a duration|skb cache evict --older-than 5x
 --max-size: expected a size|skb cache evict --max-size 5Q
+--cache-max-size: -1: expected a size|skb-generate -p x -o y --cache-max-size -1
 --margin: -5: expected a number from 0.01 to 1|skb bench x --margin -5
 --margin: nan: expected a number from 0.01 to 1|skb bench x --margin nan
 --min-coverage: nan: expected a number from 0 to 100|skb coverage x --min-coverage nan
@@ -156,6 +157,10 @@ rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc
 expect_eq "$rc" 2 "skb-generate --package-name 'bad name'"
 grep -q "^skb-generate: error: --package-name: expected a package name static_kernel_" err || fail "$(cat err)"
 [ ! -e bad_name ] || fail "skb-generate wrote a graph whose packaging step would fail"
+rc=0; skb-generate -p "$dump1" -o "$dump1/out" 2>err || rc=$?
+expect_eq "$rc" 1 "skb-generate -o inside its -p folder"
+grep -q "^skb-generate: error: -o .*: is inside the op-statistics folder -p " err || fail "$(cat err)"
+[ ! -e "$dump1/out" ] || fail "skb-generate wrote its build into the records it scans"
 rc=0; skb verify . 2>err || rc=$?
 expect_eq "$rc" 1 "skb verify of a folder (an error, not a damaged package)"
 grep -q "^skb: error: .*: not a file (a package is a .run file)$" err || fail "skb verify .: $(cat err)"

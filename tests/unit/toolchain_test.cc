@@ -100,6 +100,12 @@ TEST(Toolchain, BadFieldsAreNamed) {
   Json p = minimal_profile();
   p["suffix"] = "so";
   EXPECT_EQ(load_error(p), "/suffix: expected a file suffix such as \".so\" or \".o\", or \"\" for none");
+  for (const char* own : {".json", ".info"}) {  // ninja would refuse the graph: two rules make one file
+    p["suffix"] = own;
+    EXPECT_EQ(load_error(p), fmt::format("/suffix: expected a suffix other than \"{}\", which skb's own files of "
+                                         "each kernel have",
+                                         own));
+  }
   p = minimal_profile();
   p["compiler"] = "no-such-compiler-xyz";
   EXPECT_EQ(load_error(p), "/compiler: expected a compiler on PATH, \"no-such-compiler-xyz\" was not found");
