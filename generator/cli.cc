@@ -86,7 +86,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--toolchain", o.toolchain, "Toolchain profile: a name (host) or a path to a .json profile")
       ->capture_default_str();
   app.add_option("-v,--soc", o.soc, "Target SoC / architecture name (default: the profile's default_soc)")
-      ->check(common::not_empty());
+      ->check(common::checked_by(packager::check_soc_version));
   app.add_option("--launcher", o.launcher, "Prefix every compile with this command word (repeatable), e.g. ccache")
       ->envname("SKB_LAUNCHER");
   app.add_flag("--strict", o.strict, "Any rejected file or unsupported op is an error; nothing is written");

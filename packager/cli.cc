@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -165,24 +166,32 @@ std::vector<fs::path> whole_earlier_packages(const fs::path& dir, const common::
 // The op_compiler entry's folder keeps what CANN's op_compiler leaves: the package, and one log
 // per kernel compiled in <pid>_compile_log/ (static_kernel_<name>_<pid>_d<device>_compile_succ.log,
 // or ..._compile_error.log with the compiler's message).
-void copy_compile_logs(const fs::path& build, const fs::path& dest) {
+void copy_compile_logs(const fs::path& build, const fs::path& dest, const common::Diag& diag) {
   std::error_code ec;
   std::vector<fs::path> logs;
   for (const auto& d : fs::directory_iterator(build / "logs", ec))
     if (d.path().extension() == ".log") logs.push_back(d.path());
   if (logs.empty()) return;
-  const char* device = std::getenv("ASCEND_DEVICE_ID");
+  std::string device = common::env_or_empty("ASCEND_DEVICE_ID");
+  if (device.empty()) device = "0";
+  if (!std::all_of(device.begin(), device.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
+    diag.warning(fmt::format("ASCEND_DEVICE_ID={}: expected a device number; the logs are named d0", device));
+    device = "0";
+  }
   int pid = ::getpid();
   fs::path dir = dest / fmt::format("{}_compile_log", pid);
-  fs::create_directories(dir, ec);
+  if (fs::create_directories(dir, ec); ec) {
+    diag.warning(fmt::format("{}: cannot create, so the compile logs are not kept: {}", dir.string(), ec.message()));
+    return;
+  }
   for (const fs::path& log : logs) {
     std::string file = log.filename().string();
     bool failed = file.size() > 10 && file.compare(file.size() - 10, 10, ".error.log") == 0;
     std::string kernel = file.substr(0, file.size() - (failed ? 10 : 4));
-    fs::copy_file(log,
-                  dir / fmt::format("static_kernel_{}_{}_d{}_compile_{}.log", kernel, pid,
-                                    device && *device ? device : "0", failed ? "error" : "succ"),
-                  fs::copy_options::overwrite_existing, ec);
+    fs::path to =
+        dir / fmt::format("static_kernel_{}_{}_d{}_compile_{}.log", kernel, pid, device, failed ? "error" : "succ");
+    if (!fs::copy_file(log, to, fs::copy_options::overwrite_existing, ec) && ec)
+      diag.warning(fmt::format("{}: cannot write the compile log: {}", to.string(), ec.message()));
   }
 }
 
@@ -234,7 +243,7 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (job.quiet) build_cmd.push_back("--quiet");
   if (job.log == "debug") build_cmd.push_back("-v");
   int built = common::run_process(build_cmd, common::Output::kToStderr).exit_code;
-  if (work) copy_compile_logs(build, dest.dir);
+  if (work) copy_compile_logs(build, dest.dir, diag);
   if (built != 0) throw Error(fmt::format("the build failed (ninja exit {}); see above", built));
   common::Json stamp = common::parse_json(common::read_file(build / "package.json"));
   fs::path run = stamp.at("run").get<std::string>();
@@ -281,7 +290,8 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   bool force = false;
   app.add_option("build_dir", build_dir, "Output folder of skb-generate whose kernels are built");
   app.add_option("-o,--output", output,
-                 "Where the .run goes (default: the build folder): a folder, or the package's path ending in .run");
+                 "Where the .run goes (default: the build folder): a folder, or the package's path ending in .run")
+      ->check(common::checked_by([](const std::string& v) { destination(v); }));
   app.add_option("--compression", job.compression, "Payload compression: gzip, zstd or xz")
       ->capture_default_str()
       ->check(CLI::IsMember({"gzip", "zstd", "xz"}));
@@ -293,7 +303,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("-p,--op-params-dir,--op_params_dir", job.dirs,
                  "Whole job: op-statistics folder (repeatable), as for skb-generate");
   app.add_option("-v,--soc,--soc_version", job.soc, "Whole job: SoC version (Ascend910B3, ...) or architecture")
-      ->check(common::not_empty());
+      ->check(common::checked_by(check_soc_version));
   app.add_option("-j,--jobs,--job", job.jobs, "Whole job: parallel compiles (default: ninja's)")
       ->check(common::not_empty());
   app.add_option("-l,--log", job.log, "Whole job: log level")

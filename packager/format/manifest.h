@@ -106,6 +106,11 @@ std::filesystem::path library_root(const std::filesystem::path& install_path);
 bool is_soc_name(std::string_view soc);
 extern const char* const kSocNameExpected;
 
+/// A SoC version as -v/--soc takes it, before the SoC table maps it to its SoC name
+/// (Ascend910B4-1 to ascend910b): [A-Za-z0-9_-], 1 to 160 characters. Throws common::Error saying
+/// what is expected.
+void check_soc_version(std::string_view version);
+
 /// A relative path of 1-8 components of 1-255 characters of [A-Za-z0-9_.-], none of them "." or "..".
 bool is_safe_relative_path(std::string_view path);
 

@@ -149,7 +149,9 @@ done <<'CASES'
 --budget: -1: expected a number above 0|skb bench x --budget -1
 --lock-timeout: nan: expected a number from 0 to 1000000000|skb bench x --lock-timeout nan
 NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
---soc: expected a value, found an empty one|skb-generate -p x -o y --soc ''
+--soc: expected a SoC version such as Ascend910B3|skb-generate -p x -o y --soc ''
+--soc: expected a SoC version such as Ascend910B3|skb-package -p x -o y -v 'a/b'
+--output: -o y/mine.run: expected a package name|skb-package -p x -o y/mine.run
 --seed: expected a value, found an empty one|skb-replay --seed '' x
 CASES
 [ ! -e new.key ] || fail "skb key new wrote a key of a bad name"
