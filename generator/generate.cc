@@ -73,13 +73,18 @@ std::string builder_name(const fs::path& local_dir) {
   return store::host_name() + ":" + local_dir.string();
 }
 
-// OUT/cache/config.json for the compile steps, when the build has a kernel store (removed when
-// it has none), and the last build's counts of the store for summary.json (null before the
-// first build with it).
-std::optional<common::Json> write_cache_config(const fs::path& out, const Options& o, const store::LocalConfig& local,
-                                               const common::Diag& diag) {
-  fs::path dir = out / store::kCacheDir;
-  std::error_code ec;
+// OUT/cache/config.json for the compile steps, when the build has a kernel store, and the last
+// build's counts of the store for summary.json (null before the first build with it); nullopt
+// when the build has none.
+struct CacheConfig {
+  std::optional<std::string> config;  // the text of config.json
+  common::Json stats;
+};
+
+// The kernel store settings of this generation, checked (a bad URL, key or trust file fails
+// here, once, not in every compile step); written by the caller, with the generation's files.
+CacheConfig cache_config(const fs::path& out, const Options& o, const store::LocalConfig& local,
+                         const common::Diag& diag) {
   store::Settings settings;
   if (!local.dir.empty()) {
     if (std::string why = store::claim_private_dir(local.dir); why.empty()) {
@@ -90,25 +95,21 @@ std::optional<common::Json> write_cache_config(const fs::path& out, const Option
                                local.dir.string(), why, local.dir_from));
     }
   }
-  if (o.cache.empty() && settings.local_dir.empty()) {
-    fs::remove(dir / "config.json", ec);
-    fs::remove(dir / "stats.json", ec);
-    return std::nullopt;
-  }
+  if (o.cache.empty() && settings.local_dir.empty()) return {};
   if (!o.cache.empty()) settings.where = store::curl_module().parse_location(o.cache);  // a bad URL fails here
   settings.max_size = o.cache_max_size;
   if (o.cache_read_only) settings.where.read_only = true;
   if (!o.sign_key.empty()) settings.signing_key = fs::absolute(o.sign_key).lexically_normal().string();
   if (!o.trusted_keys.empty()) settings.trusted_keys = fs::absolute(o.trusted_keys).lexically_normal().string();
-  // A bad key or trust file fails here, once, not in every compile step; the user's own key is
-  // made now when it is the one in use.
+  // The user's own key is made now when it is the one in use.
   store::trusted_keys_of(settings);
   if (!settings.where.read_only) store::signer_of(settings);
-  common::ensure_real_dir(dir);
-  common::write_if_changed(dir / "config.json", store::settings_json(settings), common::Sync::kAtomic);
-  auto stats = common::read_file_if_exists(dir / "stats.json", 1 << 16);
+  CacheConfig c;
+  c.config = store::settings_json(settings);
+  auto stats = common::read_file_if_exists(out / store::kCacheDir / "stats.json", 1 << 16);
   common::Json j = stats ? common::Json::parse(*stats, nullptr, false) : common::Json();
-  return j.is_object() ? j : common::Json();
+  c.stats = j.is_object() ? j : common::Json();
+  return c;
 }
 
 // Each kernel's signature as kernel_meta/<name>.info, on `threads` threads. Everything the
@@ -314,14 +315,16 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
 
   const std::string plan_text = plan_json(plan, tc);
-  std::optional<common::Json> cache_stats = write_cache_config(out, o, local, diag);
-  in.cache = cache_stats.has_value();
+  CacheConfig cache = cache_config(out, o, local, diag);
+  const fs::path cache_dir = out / store::kCacheDir;
+  if (cache.config) common::ensure_real_dir(cache_dir);
+  in.cache = cache.config.has_value();
   in.quiet = o.report_quiet;
   if (in.cache) in.builder = builder_name(local.dir);
   if (o.lookup_now && in.cache) {
     // A one-shot build (the op_compiler entry's): the store is looked in now, in this process,
-    // and only what it lacks gets a compile step.
-    fs::path cache_dir = out / store::kCacheDir;
+    // and only what it lacks gets a compile step (its build folder is its own: nothing to keep).
+    common::write_if_changed(cache_dir / "config.json", *cache.config, common::Sync::kAtomic);
     prefetch_kernels(planned_steps(out, plan_text), cache_dir, cache_dir / store::kLookupStamp, diag);
     in.prebuilt.emplace();
     for (const Kernel& k : plan.kernels)
@@ -334,7 +337,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   staged.add(out / "plan.json", plan_text);
   staged.add(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n");
   staged.add(out / kCompilerStampFile, tc.compiler + "\n" + compiler_stamp(tc.compiler) + "\n");
-  staged.add(out / "summary.json", summary_json(scan, plan, tc, cache_stats ? &*cache_stats : nullptr));
+  staged.add(out / "summary.json", summary_json(scan, plan, tc, cache.config ? &cache.stats : nullptr));
+  if (cache.config) staged.add(cache_dir / "config.json", *cache.config);
   if (!o.depfile.empty()) {
     // For a build that runs this generation as one step (CMake's DEPFILE): its output is the
     // package note, or build.ninja when there is no packaging step.
@@ -354,6 +358,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   Outcome outcome;
   outcome.manifest_written = staged.add(out / "build.ninja", write_manifest(plan, tc, in));
   staged.commit();
+  if (!cache.config) {  // a build without a store now: its compile steps find no settings
+    common::remove_file(cache_dir / "config.json");
+    common::remove_file(cache_dir / "stats.json");
+  }
   tidy_kernel_dir(kdir, plan, tc.suffix);
   outcome.files_rejected = scan.rejected.size();
   outcome.kernels = plan.kernels.size();

@@ -52,6 +52,11 @@ SKB_CACHE="file://$PWD/store" skb-generate -p dump -o nocache -q --no-package --
 [ ! -e nocache/cache/config.json ] || fail "--no-cache wrote a store configuration"
 if skb-generate -p dump -o bad -q --no-package --cache ftp://host/x 2>bad.err; then fail "an ftp:// store was taken"; fi
 grep -q -- "--cache ftp://host/x: expected file:///folder, redis://" bad.err || fail "bad URL message: $(cat bad.err)"
+# A generation that fails leaves the build's store settings as they were.
+config_before=$(sha256sum <f1/cache/config.json)
+if skb-generate -p dump -o f1 -q --no-package --cache "file://$PWD/other_store" --depfile "$PWD/no/such/x.d" \
+  2>fail.err; then fail "a depfile in no folder was written"; fi
+expect_eq "$(sha256sum <f1/cache/config.json)" "$config_before" "the store settings after a failed generation"
 
 step "file store: a second build folder compiles nothing, and its kernels are byte-identical"
 expect_eq "$(build f2 "file://$PWD/store")" 0 "warm compiles"
