@@ -21,8 +21,22 @@ using skb::common::Error;
 
 struct Counts {
   std::size_t calls = 0, static_kernels = 0, dynamic_kernels = 0, no_kernel = 0, unsupported = 0, invalid = 0,
-              match = 0, differ = 0;
+              match = 0, differ = 0, too_large = 0;
 };
+
+// The elements of a call's tensors, inputs and outputs: checking it holds each in its dtype, and
+// the reference's values besides.
+double call_elements(const skb::opmodel::OpRecord& r) {
+  double n = 0;
+  for (const auto* slots : {&r.inputs, &r.outputs})
+    for (const auto& slot : *slots)
+      for (const auto& t : slot.tensors) {
+        double e = 1;
+        for (std::int64_t d : t.shape) e *= static_cast<double>(std::max<std::int64_t>(d, 0));
+        n += e;
+      }
+  return n;
+}
 
 // One call: find its kernel, run it on random inputs, compare with the reference.
 // Why a call found no static kernel: the nearest installed one and the first field that differs.
@@ -39,7 +53,8 @@ void explain(skb_runtime* rt, const std::filesystem::path& file, const std::stri
   fmt::print("  {}: {}\n", file.filename().string(), why);
 }
 
-void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, std::mt19937& rng, Counts& n) {
+void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, double max_elements,
+            std::mt19937& rng, Counts& n) {
   std::string text = skb::common::read_file(file, 64 << 20);
   ++n.calls;
   skb_op* op = nullptr;
@@ -54,6 +69,13 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
   if (rc != SKB_OK) throw Error(fmt::format("{}: {}", file.string(), skb_last_error()));
   std::unique_ptr<skb_op, void (*)(skb_op*)> owned(op, skb_op_free);
   auto record = skb::opmodel::parse_op_record(skb::common::parse_json(text));
+  if (double elements = call_elements(record); elements > max_elements) {
+    ++n.too_large;
+    fmt::print(stderr,
+               "skb-replay: {}: not checked: its tensors hold {:.0f} elements, more than --max-elements {:.0f}\n",
+               file.string(), elements, max_elements);
+    return;
+  }
   auto in = skb::reference::make_inputs(record, rng);
   auto out = skb::reference::make_outputs(record);
   auto in_ptr = skb::reference::input_pointers(in);
@@ -112,12 +134,17 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   std::vector<std::filesystem::path> dirs;
   bool verbose = false, why = false, per_kernel = false;
   unsigned seed = 1;
+  double max_elements = 1 << 27;
   app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
   app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)")
       ->check(skb::common::not_empty());
   app.add_option("-v,--soc", soc, "SoC whose kernels to use (default: the only one installed)")
       ->check(skb::common::not_empty());
   app.add_option("--seed", seed, "Seed of the random inputs")->capture_default_str()->check(skb::common::not_empty());
+  app.add_option("--max-elements", max_elements,
+                 "A call whose tensors hold more elements is not checked: it is named and counted as too large")
+      ->capture_default_str()
+      ->check(skb::common::number_in(1, 1e15));
   app.add_flag("--verbose", verbose, "One line per call");
   app.add_flag("--counts", per_kernel,
                "The runtime's counts per op and kernel: static hits, dynamic fallbacks, no kernel");
@@ -140,14 +167,20 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
     for (const auto& d : dirs) where += (where.empty() ? "" : ", ") + d.string();
     throw Error(fmt::format("no op records in {}: nothing was checked", where));
   }
-  for (const auto& file : files) replay(rt, file, verbose, why, rng, n);
+  for (const auto& file : files) {
+    try {
+      replay(rt, file, verbose, why, max_elements, rng, n);
+    } catch (const std::bad_alloc&) {
+      throw Error(fmt::format("{}: out of memory for its tensors (lower --max-elements)", file));
+    }
+  }
   print_counts(per_kernel);
   fmt::print(
-      "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {}{} were not valid records; "
+      "{} calls: {} ran a static kernel, {} a dynamic kernel, {} found no kernel, {}{}{} were not valid records; "
       "{} matched the reference, {} differed\n",
       n.calls, n.static_kernels, n.dynamic_kernels, n.no_kernel,
-      n.unsupported ? fmt::format("{} were refused as unsupported, ", n.unsupported) : "", n.invalid, n.match,
-      n.differ);
+      n.unsupported ? fmt::format("{} were refused as unsupported, ", n.unsupported) : "",
+      n.too_large ? fmt::format("{} were too large to check, ", n.too_large) : "", n.invalid, n.match, n.differ);
   if (n.invalid == n.calls) throw Error(fmt::format("none of the {} records is valid: nothing was checked", n.calls));
   return n.differ == 0 ? 0 : 1;
 }

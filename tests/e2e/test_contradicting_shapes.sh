@@ -68,5 +68,11 @@ rc=0; skb-replay --install-path "$PWD/lib" dump >replay.txt 2>&1 || rc=$?
 expect_eq "$rc" 0 "skb-replay exit status"
 tail -1 replay.txt | grep -q " $contradicting were not valid records; .* 0 differed" ||
   fail "replay: $(tail -3 replay.txt)"
+step "a call too large to check is named and counted, not run (skb-replay --max-elements)"
+rc=0; skb-replay --install-path "$PWD/lib" --max-elements 600 dump >small.txt 2>small.err || rc=$?
+expect_eq "$rc" 0 "skb-replay --max-elements exit status"
+too_large=$(grep -c "not checked: its tensors hold [0-9]* elements, more than --max-elements 600$" small.err || true)
+[ "$too_large" -gt 0 ] || fail "no call named as too large: $(head -3 small.err)"
+tail -1 small.txt | grep -q " $too_large were too large to check, " || fail "summary: $(tail -1 small.txt)"
 echo "    $(tail -1 replay.txt)"
 echo PASS
