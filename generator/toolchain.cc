@@ -125,12 +125,24 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
 
   std::vector<std::string> identify =
       p.identify.empty() ? std::vector<std::string>{tc.compiler, "--version"} : expand_command(p.identify, {}, fixed);
-  common::ProcessResult id = common::run_process(identify, true);
+  common::ProcessResult id;
+  try {
+    id = common::run_process(identify, true);
+  } catch (const Error& e) {
+    throw FieldError(p.identify.empty() ? "/compiler" : "/identify",
+                     fmt::format("expected a command that runs: {}", e.what()));
+  }
   if (id.exit_code != 0)
     throw Error(
         fmt::format("{}: /identify: `{}` exited with {}", profile.string(), fmt::join(identify, " "), id.exit_code));
 
   tc.launcher = launcher.empty() ? p.launcher : launcher;
+  // A launcher that is not there would fail every compile step in ninja's words, one by one.
+  if (!tc.launcher.empty() && common::find_program(tc.launcher.front()).empty()) {
+    std::string why = fmt::format("expected a program on PATH, \"{}\" was not found", tc.launcher.front());
+    if (launcher.empty()) throw FieldError("/launcher/0", why);
+    throw Error(fmt::format("--launcher {} (or SKB_LAUNCHER, one word): {}", tc.launcher.front(), why));
+  }
 
   // The identity is made of what decides a kernel's bytes, never of where skb or its templates
   // are: {compiler} and {template_dir} stay as written, the compiler counts by what it says it is.
@@ -145,8 +157,12 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   key.dynamic_entry = tc.dynamic_entry;
   key.list_separator = tc.list_separator;
   tc.inputs = {profile, tc.compiler};
-  for (const auto& h : p.headers) {
+  for (std::size_t i = 0; i < p.headers.size(); ++i) {
+    const std::string& h = p.headers[i];
     fs::path header = (template_dir / h).lexically_normal();
+    if (!fs::is_regular_file(header))
+      throw FieldError(fmt::format("/headers/{}", i),
+                       fmt::format("expected a file, {} does not exist", header.string()));
     key.headers[h] = common::sha256_file(header);
     tc.inputs.push_back(header);
   }

@@ -122,6 +122,17 @@ TEST(Toolchain, BadFieldsAreNamed) {
   p["formats"] = {"ND", "fractal nz"};
   EXPECT_EQ(load_error(p), "/formats: expected format names such as \"ND\" ([A-Z0-9_]+)");
   p = minimal_profile();
+  p["headers"] = {"missing.h"};
+  EXPECT_NE(load_error(p).find("/headers/0: expected a file, "), std::string::npos) << load_error(p);
+  p = minimal_profile();
+  p["launcher"] = {"no-such-launcher-xyz"};
+  EXPECT_EQ(load_error(p), "/launcher/0: expected a program on PATH, \"no-such-launcher-xyz\" was not found");
+  p = minimal_profile();
+  p["identify"] = {"/no/such/identify"};
+  EXPECT_NE(load_error(p).find("/identify: expected a command that runs: cannot run /no/such/identify"),
+            std::string::npos)
+      << load_error(p);
+  p = minimal_profile();
   p["colour"] = "blue";
   EXPECT_EQ(load_error(p), "/colour: expected no such field (unknown key)");
   p = minimal_profile();
