@@ -124,11 +124,10 @@ Discovery discover(const std::vector<fs::path>& dirs) {
     std::error_code ec;
     fs::path dir = fs::absolute(given, ec).lexically_normal();
     if (!dir.empty() && dir.filename().empty()) dir = dir.parent_path();
-    if (!fs::is_directory(dir, ec))
+    if (!fs::is_directory(dir, ec))  // the reason when it is not that it is something else, or nothing
       throw common::Error(
-          fmt::format("{}: not a folder (-p expects a dump root, a process folder or a "
-                      "folder of JSON files)",
-                      given.string()));
+          fmt::format("{}: {} (-p expects a dump root, a process folder or a folder of JSON files)", given.string(),
+                      ec && ec != std::errc::no_such_file_or_directory ? ec.message() : "not a folder"));
     if (scan_process_folder(dir, out)) continue;
     bool any_process = false;
     for (const auto& e : list(dir)) {

@@ -157,7 +157,8 @@ int check_run(const skb_op* op, const void* const* inputs, void* const* outputs,
 
 int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic_only) {
   return guarded([&] {
-    require(rt && op_json && out, "skb_runtime_find: NULL argument");
+    require(rt && op_json && out,
+            dynamic_only ? "skb_runtime_find_dynamic: NULL argument" : "skb_runtime_find: NULL argument");
     *out = nullptr;
     skb::opmodel::OpRecord record = parse_call(op_json);
     if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())

@@ -159,6 +159,12 @@ TEST(Runtime, ExplainNamesTheNearestInstalledKernelAndTheFirstFieldThatDiffers) 
   char buf[8];
   EXPECT_EQ(skb_runtime_explain(rt.rt, "{\"op_type\": 1}", buf, sizeof buf, nullptr), SKB_ERR_INVALID);
   EXPECT_EQ(skb_runtime_explain(nullptr, "{}", buf, sizeof buf, nullptr), SKB_ERR_INVALID);
+  // A NULL argument is said in the words of the entry called.
+  skb_op* op = nullptr;
+  EXPECT_EQ(skb_runtime_find_dynamic(rt.rt, nullptr, &op), SKB_ERR_INVALID);
+  EXPECT_STREQ(skb_last_error(), "skb_runtime_find_dynamic: NULL argument");
+  EXPECT_EQ(skb_runtime_find(rt.rt, nullptr, &op), SKB_ERR_INVALID);
+  EXPECT_STREQ(skb_last_error(), "skb_runtime_find: NULL argument");
 }
 
 TEST(Runtime, ADynamicKernelServesEveryRowMajorFormatAndRefusesOthers) {
