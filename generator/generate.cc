@@ -251,6 +251,10 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   diag.end_progress();
   g_progress_diag = nullptr;
   reject_not_files(found.not_files, scan);
+  if (!found.left_out.empty())
+    diag.note(fmt::format("{} record{} left out, named in a _opcompile_blacklist folder ({}{})", found.left_out.size(),
+                          found.left_out.size() > 1 ? "s" : "", found.left_out.front(),
+                          found.left_out.size() > 1 ? ", ..." : ""));
 
   for (std::size_t i = 0; i < scan.rejected.size() && i < kMaxErrorsShown; ++i)
     diag.error(fmt::format("{}: {}", scan.rejected[i].file, scan.rejected[i].error));

@@ -19,7 +19,8 @@ const char* const kDiscoveryHelp =
     "Each -p DIR is read as follows:\n"
     "  - a process folder (it holds <pid>_opcompile, <pid>_opcompile_selected,\n"
     "    <pid>_opcompile_gathered or <pid>_debug): the *.json files of its _opcompile*\n"
-    "    folders, or of <pid>_debug when it has no _opcompile* folder;\n"
+    "    folders, or of <pid>_debug when it has no _opcompile* folder, less those named\n"
+    "    in <pid>_opcompile_blacklist (records the user said never to compile);\n"
     "  - a dump root (e.g. aclnn_static_shape_kernel_outputs/, holding process folders\n"
     "    named ts<time>_pid<pid>_outputs or <time>_<pid>_outputs): each process folder;\n"
     "  - any other folder: its own *.json files, not recursively.\n";
@@ -74,7 +75,7 @@ std::vector<Entry> list(const fs::path& dir) {
 }
 
 // "<pid>_<suffix>" for a suffix of the record folders.
-enum class RecordFolder { kNone, kOpcompile, kDebug };
+enum class RecordFolder { kNone, kOpcompile, kDebug, kBlacklist };
 RecordFolder record_folder_kind(const std::string& name) {
   std::size_t us = name.find('_');
   if (us == std::string::npos || !all_digits(name.substr(0, us))) return RecordFolder::kNone;
@@ -82,21 +83,27 @@ RecordFolder record_folder_kind(const std::string& name) {
   if (suffix == "opcompile" || suffix == "opcompile_selected" || suffix == "opcompile_gathered")
     return RecordFolder::kOpcompile;
   if (suffix == "debug") return RecordFolder::kDebug;
+  if (suffix == "opcompile_blacklist") return RecordFolder::kBlacklist;
   return RecordFolder::kNone;
 }
 
 bool looks_like_process_folder_name(const std::string& name) { return ends_with(name, "_outputs"); }
 
-void add_json_files(const fs::path& dir, Discovery& out) {
+// The *.json entries of dir, less those whose names are in `left_out` (said in out.left_out).
+void add_json_files(const fs::path& dir, Discovery& out, const std::set<std::string>& left_out = {}) {
   out.folders.push_back(dir);
-  for (auto& e : list(dir))
-    if (e.name().size() > 5 && ends_with(e.path, ".json") && !e.is_dir)
+  for (auto& e : list(dir)) {
+    if (e.name().size() <= 5 || !ends_with(e.path, ".json") || e.is_dir) continue;
+    if (left_out.count(std::string(e.name())))
+      out.left_out.push_back(std::move(e.path));
+    else
       (e.is_file ? out.files : out.not_files).push_back(std::move(e.path));
+  }
 }
 
 // Returns false when dir is not a process folder.
 bool scan_process_folder(const fs::path& dir, Discovery& out) {
-  std::vector<fs::path> opcompile, debug;
+  std::vector<fs::path> opcompile, debug, blacklist;
   for (const auto& e : list(dir)) {
     if (!e.is_dir) continue;
     switch (record_folder_kind(std::string(e.name()))) {
@@ -106,13 +113,24 @@ bool scan_process_folder(const fs::path& dir, Discovery& out) {
       case RecordFolder::kDebug:
         debug.push_back(e.path);
         break;
+      case RecordFolder::kBlacklist:
+        blacklist.push_back(e.path);
+        break;
       case RecordFolder::kNone:
         break;
     }
   }
   if (opcompile.empty() && debug.empty()) return false;
   out.folders.push_back(dir);
-  for (const auto& d : opcompile.empty() ? debug : opcompile) add_json_files(d, out);
+  // torchair copies a blacklisted record into <pid>_opcompile_blacklist/ and leaves it in
+  // <pid>_opcompile/ too: the same file name in both.
+  std::set<std::string> left_out;
+  for (const auto& b : blacklist) {
+    out.folders.push_back(b);
+    for (const auto& e : list(b))
+      if (ends_with(e.path, ".json")) left_out.insert(std::string(e.name()));
+  }
+  for (const auto& d : opcompile.empty() ? debug : opcompile) add_json_files(d, out, left_out);
   return true;
 }
 
@@ -144,6 +162,7 @@ Discovery discover(const std::vector<fs::path>& dirs) {
   out.files.erase(std::unique(out.files.begin(), out.files.end()), out.files.end());
   std::sort(out.not_files.begin(), out.not_files.end());
   out.not_files.erase(std::unique(out.not_files.begin(), out.not_files.end()), out.not_files.end());
+  std::sort(out.left_out.begin(), out.left_out.end());
   std::sort(out.folders.begin(), out.folders.end());
   out.folders.erase(std::unique(out.folders.begin(), out.folders.end()), out.folders.end());
   return out;

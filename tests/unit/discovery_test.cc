@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "opmodel/discovery.h"
 #include "test_util.h"
@@ -25,6 +27,21 @@ TEST(Discovery, DumpRootReadsOpcompileFoldersOfEveryProcess) {
   Discovery d = discover({root});
   EXPECT_EQ(names(d, root), (std::vector<std::string>{"ts1_pid7_outputs/7_opcompile/Add_1.json",
                                                       "ts2_pid9_outputs/9_opcompile_gathered/Mul_2.json"}));
+}
+
+// torchair copies a record the user blacklisted into <pid>_opcompile_blacklist/ and leaves it in
+// <pid>_opcompile/: it is never read, and said.
+TEST(Discovery, RecordsNamedInTheBlacklistFolderAreLeftOut) {
+  fs::path root = test::scratch_dir();
+  write_text(root / "ts1_pid7_outputs/7_opcompile/Add_1.json", "{}");
+  write_text(root / "ts1_pid7_outputs/7_opcompile/MatMulV2_2.json", "{}");
+  write_text(root / "ts1_pid7_outputs/7_opcompile_blacklist/MatMulV2_2.json", "{}");
+  Discovery d = discover({root});
+  EXPECT_EQ(names(d, root), (std::vector<std::string>{"ts1_pid7_outputs/7_opcompile/Add_1.json"}));
+  ASSERT_EQ(d.left_out.size(), 1u);
+  EXPECT_EQ(fs::relative(d.left_out[0], root), "ts1_pid7_outputs/7_opcompile/MatMulV2_2.json");
+  EXPECT_TRUE(std::count(d.folders.begin(), d.folders.end(), root / "ts1_pid7_outputs/7_opcompile_blacklist"))
+      << "a change to the blacklist regenerates";
 }
 
 TEST(Discovery, FallsBackToDebugWithoutOpcompile) {
