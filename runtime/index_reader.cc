@@ -1,6 +1,9 @@
 #include "runtime/index_reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <vector>
 
 #include "common/error.h"
 #include "common/fs.h"
@@ -17,18 +20,23 @@ namespace {
 constexpr std::size_t kMaxIndexSize = std::size_t{1} << 30;
 constexpr std::size_t kMaxKernelsPerOp = std::size_t{1} << 24;
 
-std::string only_soc(const fs::path& root) {
+// The SoCs a library has kernels for: the folders of config/, sorted.
+std::vector<std::string> installed_socs(const fs::path& root) {
   std::error_code ec;
-  std::string found;
-  for (fs::directory_iterator it(root / "config", ec), end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory()) continue;
-    if (!found.empty())
-      throw Error(fmt::format("{}: several SoCs are installed ({}, {}, ...); name one", (root / "config").string(),
-                              found, it->path().filename().string()));
-    found = it->path().filename().string();
-  }
-  if (ec || found.empty()) throw Error(fmt::format("{}: no installed kernels (no config/<soc>/)", root.string()));
-  return found;
+  std::vector<std::string> socs;
+  for (fs::directory_iterator it(root / "config", ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory()) socs.push_back(it->path().filename().string());
+  std::sort(socs.begin(), socs.end());
+  return socs;
+}
+
+std::string only_soc(const fs::path& root) {
+  std::vector<std::string> socs = installed_socs(root);
+  if (socs.empty()) throw Error(fmt::format("{}: no installed kernels (no config/<soc>/)", root.string()));
+  if (socs.size() > 1)
+    throw Error(fmt::format("{}: several SoCs are installed ({}); name the one to use by its folder's name",
+                            (root / "config").string(), fmt::join(socs, ", ")));
+  return socs.front();
 }
 
 IndexEntry read_entry(const Field& e, const std::string& op, const fs::path& root) {
@@ -88,7 +96,11 @@ Index read_index(const fs::path& root, const std::string& soc_name) {
   try {
     text = common::read_file(file, kMaxIndexSize, common::Accept::kRegularFile);
   } catch (const Error& e) {
-    throw Error(fmt::format("no kernels installed for SoC {}: {}", index.soc, e.what()));
+    std::vector<std::string> socs = installed_socs(root);
+    throw Error(
+        fmt::format("no kernels installed for SoC {}: {} (installed: {}; a SoC is named by its folder "
+                    "in config/, such as ascend910b for Ascend910B3)",
+                    index.soc, e.what(), socs.empty() ? "none" : fmt::format("{}", fmt::join(socs, ", "))));
   }
   try {
     index.by_key = parse_index(text, root);

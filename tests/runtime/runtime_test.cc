@@ -442,6 +442,11 @@ TEST(Runtime, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(rt, nullptr);
   EXPECT_NE(std::string(skb_last_error()).find("no installed kernels"), std::string::npos) << skb_last_error();
   Runtime ok(fresh_library("bad-args"));
+  // A SoC named as -v takes it, not by its folder: the message lists what is installed.
+  EXPECT_EQ(skb_runtime_open(fresh_library("bad-args-soc").c_str(), "Ascend910B3", &rt), SKB_ERR_LOAD);
+  EXPECT_NE(std::string(skb_last_error()).find("(installed: host; a SoC is named by its folder in config/"),
+            std::string::npos)
+      << skb_last_error();
   skb_op* op = nullptr;
   EXPECT_EQ(skb_runtime_find(ok.rt, "{\"op_type\": 3}", &op), SKB_ERR_INVALID);
   EXPECT_NE(std::string(skb_last_error()).find("/op_type"), std::string::npos) << skb_last_error();
