@@ -134,6 +134,15 @@ std::string make_delta(Collected& c, const fs::path& base_run) {
   return run.installer_unpacked_sha256;
 }
 
+// What a packaging killed while it wrote left in dir (.static_kernel_*.run.tmp.<pid> of a process
+// that has ended): removed, as the folder of the packages holds nothing but packages.
+void remove_dead_temps(const fs::path& dir) {
+  for (const std::string& file : common::list_dir(dir))
+    if (file.rfind(".static_kernel", 0) == 0 && file.find(".run.tmp.") != std::string::npos &&
+        !common::is_live_temp(file))
+      common::remove_file(dir / file);
+}
+
 // <dir>/static_kernel.run: a hard link (a copy across file systems) to the newest package,
 // replaced by rename, for build systems that need a name known in advance (the CMake module's
 // OUTPUT_VARIABLE). It lives in the build folder, so that the folder of the packages holds
@@ -243,6 +252,7 @@ PackageResult make_package(const PackageOptions& o) {
   if (key) r.signer = key->name();
   r.kernels = c.manifest.kernels.size();
   r.run = fs::absolute(out_dir / (r.package + ".run")).lexically_normal();
+  remove_dead_temps(out_dir);
   TempFile run_tmp{out_dir / fmt::format(".{}.run.tmp.{}", r.package, ::getpid())};
   {
     int fd = ::open(run_tmp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);

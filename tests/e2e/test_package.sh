@@ -74,7 +74,15 @@ expect_eq "$n" "$(json_get "inst_gzip/opp/static_kernel/ai_core/$pkg/manifest.js
 
 step "packages of other contents made in the same second never share a name"
 SOURCE_DATE_EPOCH=1700000000 build_package dump9 out9 >/dev/null
+# What a packaging killed while it wrote left there goes; another one's, still writing, stays.
+mkdir -p same
+sh -c 'exit 0' & dead=$!
+wait "$dead"
+touch "same/.static_kernel_x.run.tmp.$dead" "same/.static_kernel_y.run.tmp.$$"
 n1=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o same -q)")
+[ ! -e "same/.static_kernel_x.run.tmp.$dead" ] || fail "a dead packaging's temp file was kept"
+[ -e "same/.static_kernel_y.run.tmp.$$" ] || fail "a live packaging's temp file was removed"
+rm "same/.static_kernel_y.run.tmp.$$"
 n2=$(basename "$(SOURCE_DATE_EPOCH=1700000000 skb-package out9/.skb -o same -q)")
 [ "$n1" != "$n2" ] || fail "two packages of other contents are both named $n1"
 expect_eq "$(ls same | wc -l)" 2 "packages in one folder, made in one second"
