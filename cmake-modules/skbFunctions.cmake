@@ -56,8 +56,14 @@ function(skb_add_static_kernels name)
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
   set(gen_args -o "${out}" --quiet --depfile "${out}/skb.d")
   foreach(dir IN LISTS arg_OP_PARAMS)
-    get_filename_component(dir "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
-    list(APPEND gen_args -p "${dir}")
+    get_filename_component(abs "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    # A misspelt keyword (JOB 4) would be taken for two folders, and fail only the build.
+    if(dir MATCHES "^[A-Z][A-Z_]+$" AND NOT EXISTS "${abs}")
+      message(FATAL_ERROR "skb_add_static_kernels(${name}): OP_PARAMS ${dir}: no such folder, and not a keyword "
+                          "(STRICT, SELF_CONTAINED, TOOLCHAIN, SOC, JOBS, COMPRESSION, CACHE, SIGN_KEY, "
+                          "TRUSTED_KEYS, BASE, PAYOFF, OUTPUT_VARIABLE, LAUNCHER)")
+    endif()
+    list(APPEND gen_args -p "${abs}")
   endforeach()
   if(arg_TOOLCHAIN)
     if(arg_TOOLCHAIN MATCHES "/|\\.json$")

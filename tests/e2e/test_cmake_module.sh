@@ -158,5 +158,6 @@ JOBS abc|JOBS abc: expected a number of parallel compiles, 1 or more
 JOBS 0|JOBS 0: expected a number of parallel compiles, 1 or more
 COMPRESSION lz4|COMPRESSION lz4: expected gzip, zstd or xz
 SELF_CONTAINED|SELF_CONTAINED needs BASE
+JOB 4|OP_PARAMS JOB: no such folder, and not a keyword
 CASES
 echo PASS
