@@ -217,6 +217,12 @@ void Library::check_base_files(const packager::Manifest& m, const std::vector<co
     if (it == installed.end() || !holds_bytes(it->second, *f)) missing.push_back(f->path);
   }
   if (missing.empty()) return;
+  std::vector<std::string> order = read_order();
+  if (std::find(order.begin(), order.end(), m.base) != order.end())
+    throw BaseMissingError(fmt::format(
+        "{} is a delta on {}, which is installed, but {} of the {} files it takes from there are missing or "
+        "damaged ({}{}); reinstall {} with --force (or install the whole package). Nothing was changed",
+        m.package, m.base, missing.size(), files.size(), missing.front(), missing.size() > 1 ? ", ..." : "", m.base));
   throw BaseMissingError(fmt::format(
       "{} is a delta on {}, and this library lacks {} of the {} files it takes from there ({}{}); install {} (or "
       "the whole package) first. Nothing was changed",

@@ -98,6 +98,16 @@ sh "$S" --install-path="$PWD/lib_x" -q >out.txt
 ! grep -q impostor out.txt || fail "the stub ran an installer of other bytes"
 expect_eq "$(check_library lib_x)" "$nb" "kernels listed after the self-contained delta"
 
+step "A installed with a kernel damaged: the delta says to reinstall A, not to install it"
+sh "$A" --install-path="$PWD/lib_y" -q
+kernel=$(find "$(lib_root lib_y)/$pa" -name '*.so' | sort | head -1)
+printf 'damage' >>"$kernel"
+rc=0; sh "$S" --install-path="$PWD/lib_y" -q 2>refused.err || rc=$?
+expect_eq "$rc" 5 "exit status (a damaged base)"
+grep -q "$pd is a delta on $pa, which is installed, but 1 of the .* files it takes from there are missing or damaged" \
+  refused.err || fail "the refusal: $(cat refused.err)"
+grep -q "reinstall $pa with --force" refused.err || fail "the refusal: $(cat refused.err)"
+
 step "it installs where another package holds A's kernels (the full B), by content"
 sh "$B" --install-path="$PWD/lib_b" -q
 sh "$D" --install-path="$PWD/lib_b" -q
