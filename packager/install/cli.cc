@@ -171,7 +171,12 @@ int run(const Args& a, const common::Diag& diag) {
     fs::create_directories(dest.parent_path(), ec);
     packager::Manifest m;
     try {
-      m = read_payload(src, staging);
+      // The package's files, and its manifest.json beside them as an install keeps it (what
+      // they are, and a delta's files its base holds).
+      PayloadManifest pm = read_manifest(src);
+      read_payload(src, staging, pm);
+      common::write_atomic(staging / packager::kManifestName, pm.text, 0644, common::Sync::kAtomic);
+      m = std::move(pm.manifest);
     } catch (...) {
       fs::remove_all(staging, ec);
       throw;

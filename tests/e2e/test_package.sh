@@ -251,6 +251,10 @@ expect_eq "$(sh "$run" --list | wc -l)" "$kernels" "kernels listed by --list"
 sh "$run" --version | grep -q "skb" || fail "--version"
 sh "$run" --extract="$PWD/ex" -q || fail "--extract failed"
 expect_eq "$(find ex -name '*.so' | wc -l)" "$kernels" "kernels extracted"
+ex_manifest=$(find ex -name manifest.json)
+[ -n "$ex_manifest" ] || fail "--extract wrote no manifest.json"
+expect_eq "$(json_get "$ex_manifest" 'len([f for f in j["files"] if f["path"].endswith(".so")])')" "$kernels" \
+  "kernels the extracted manifest.json lists"
 
 step "/tmp mounted noexec: the installer runs from the next folder that allows it"
 mkdir -p noexec
