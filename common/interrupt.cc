@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 
 namespace skb::common {
 namespace {
@@ -15,22 +16,28 @@ std::atomic<bool> g_forwarding{false};
 std::atomic<pid_t> g_child{0};
 
 void on_signal(int signal) {
+  int saved = errno;
   g_signal = signal;
   if (pid_t child = g_child.load(); child > 0) ::kill(child, signal);
+  errno = saved;
 }
 
 }  // namespace
 
 Interrupted::Interrupted(int signal)
-    : Error(fmt::format("interrupted by SIG{}; what it had begun is removed", ::sigabbrev_np(signal))),
-      signal_(signal) {}
+    : Error(fmt::format("interrupted by SIG{}: stopped what it ran", ::sigabbrev_np(signal))), signal_(signal) {}
 
 ForwardSignals::ForwardSignals() {
   g_signal = 0;
   struct sigaction sa {};
   sa.sa_handler = on_signal;
+  sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
+  for (int i = 0; i < 3; ++i) {
+    ::sigaction(kSignals[i], &sa, &old_[i]);
+    // One the process was told to ignore (nohup, a background job of a script) stays ignored.
+    if (old_[i].sa_handler == SIG_IGN) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
   g_forwarding = true;
 }
 

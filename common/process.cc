@@ -44,27 +44,38 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
 
+  // Under ForwardSignals, the signals it passes on wait, blocked, until the child's pid is known
+  // (the child starts with the mask as it was); one that came before is an Interrupted now.
+  const bool forwarding = detail::forwarding_signals();
+  sigset_t stop, before;
+  if (forwarding) {
+    sigemptyset(&stop);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
+    ::pthread_sigmask(SIG_BLOCK, &stop, &before);
+    try {
+      throw_if_interrupted();
+    } catch (...) {
+      ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+      throw;
+    }
+  }
   int pipefd[2] = {-1, -1};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (capture) {
-    if (::pipe2(pipefd, O_CLOEXEC) != 0) throw Error("cannot create a pipe");
+    if (::pipe2(pipefd, O_CLOEXEC) != 0) {
+      posix_spawn_file_actions_destroy(&actions);
+      if (forwarding) ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+      throw Error("cannot create a pipe");
+    }
     posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
     posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
   } else if (output == Output::kToStderr) {
     posix_spawn_file_actions_adddup2(&actions, 2, 1);
   }
-  // Under ForwardSignals, the signals it passes on wait until the child's pid is known (the
-  // child starts with the mask as it was).
-  throw_if_interrupted();
-  const bool forwarding = detail::forwarding_signals();
-  sigset_t stop, before;
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   if (forwarding) {
-    sigemptyset(&stop);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
-    ::pthread_sigmask(SIG_BLOCK, &stop, &before);
     posix_spawnattr_setsigmask(&attr, &before);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   }
@@ -92,11 +103,16 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
     }
     ::close(pipefd[0]);
   }
+  if (forwarding) {  // no signal is passed on once it has ended: its pid, reaped, could be another's
+    siginfo_t ended{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &ended, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    detail::set_signalled_child(0);
+  }
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (forwarding) detail::set_signalled_child(0);
   throw_if_interrupted();
   return result;
 }

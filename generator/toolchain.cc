@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/interrupt.h"
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
@@ -128,6 +129,8 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   common::ProcessResult id;
   try {
     id = common::run_process(identify, true);
+  } catch (const common::Interrupted&) {
+    throw;
   } catch (const Error& e) {
     throw FieldError(p.identify.empty() ? "/compiler" : "/identify",
                      fmt::format("expected a command that runs: {}", e.what()));

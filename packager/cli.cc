@@ -102,11 +102,12 @@ struct Destination {
 };
 
 Destination destination(const std::string& output) {
+  if (output.empty()) throw Error("expected a folder, or a package's path ending in .run");
   fs::path out = fs::absolute(output).lexically_normal();
   if (out.extension() != ".run") return {out, ""};
   std::string name = out.stem().string();
   if (!is_package_name(name))
-    throw Error(fmt::format("-o {}: expected a package name static_kernel_[A-Za-z0-9_]+.run", output));
+    throw Error(fmt::format("{}: expected a package name static_kernel_[A-Za-z0-9_]+.run", output));
   return {out.parent_path(), name};
 }
 
@@ -174,7 +175,7 @@ void copy_compile_logs(const fs::path& build, const fs::path& dest, const common
   if (logs.empty()) return;
   std::string device = common::env_or_empty("ASCEND_DEVICE_ID");
   if (device.empty()) device = "0";
-  if (!std::all_of(device.begin(), device.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
+  if (!std::all_of(device.begin(), device.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
     diag.warning(fmt::format("ASCEND_DEVICE_ID={}: expected a device number; the logs are named d0", device));
     device = "0";
   }
@@ -247,6 +248,12 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   if (built != 0) throw Error(fmt::format("the build failed (ninja exit {}); see above", built));
   common::Json stamp = common::parse_json(common::read_file(build / "package.json"));
   fs::path run = stamp.at("run").get<std::string>();
+  try {  // a signal since the build ended: the job stops all the same, with no new package
+    common::throw_if_interrupted();
+  } catch (const common::Interrupted&) {
+    if (std::find(before.begin(), before.end(), run) == before.end()) ::unlink(run.c_str());
+    throw;
+  }
   if (work && dest.name.empty()) {
     // One .run in DEST, as a build folder's would keep it: the same contents as one there
     // already is that one; new contents replace it.

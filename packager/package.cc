@@ -134,12 +134,12 @@ std::string make_delta(Collected& c, const fs::path& base_run) {
   return run.installer_unpacked_sha256;
 }
 
-// What a packaging killed while it wrote left in dir (.static_kernel_*.run.tmp.<pid> of a process
-// that has ended): removed, as the folder of the packages holds nothing but packages.
+// What a packaging killed while it wrote left in dir (.static_kernel_*.payload.tmp.<pid> and
+// .static_kernel_*.run.tmp.<pid> of a process that has ended): removed, as the folder of the
+// packages holds nothing but packages.
 void remove_dead_temps(const fs::path& dir) {
   for (const std::string& file : common::list_dir(dir))
-    if (file.rfind(".static_kernel", 0) == 0 && file.find(".run.tmp.") != std::string::npos &&
-        !common::is_live_temp(file))
+    if (file.rfind(".static_kernel", 0) == 0 && file.find(".tmp.") != std::string::npos && !common::is_live_temp(file))
       common::remove_file(dir / file);
 }
 
@@ -215,6 +215,7 @@ PackageResult make_package(const PackageOptions& o) {
   if (c.manifest.package == c.manifest.base)
     throw Error(fmt::format("{}: the package would be its own base", c.manifest.package));
   c.manifest.created = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(static_cast<std::time_t>(epoch)));
+  remove_dead_temps(out_dir);
   TempFile payload{out_dir / fmt::format(".{}.payload.tmp.{}", c.manifest.package, ::getpid())};
   std::vector<SourceFile> carried;  // what the payload holds: a delta leaves its base's files out
   for (std::size_t i = 0; i < c.files.size(); ++i)
@@ -252,7 +253,6 @@ PackageResult make_package(const PackageOptions& o) {
   if (key) r.signer = key->name();
   r.kernels = c.manifest.kernels.size();
   r.run = fs::absolute(out_dir / (r.package + ".run")).lexically_normal();
-  remove_dead_temps(out_dir);
   TempFile run_tmp{out_dir / fmt::format(".{}.run.tmp.{}", r.package, ::getpid())};
   {
     int fd = ::open(run_tmp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0755);
