@@ -37,7 +37,7 @@ inline CLI::Validator not_empty() {
 inline CLI::Validator number_in(double min, double max) {
   // A whole bound in full (1000000000, not 1e+09).
   auto show = [](double d) {
-    return d == std::floor(d) && std::fabs(d) < 1e15 ? fmt::format("{:.0f}", d) : fmt::format("{:g}", d);
+    return d == std::floor(d) && std::fabs(d) <= 1e15 ? fmt::format("{:.0f}", d) : fmt::format("{:g}", d);
   };
   return CLI::Validator(
       [min, max, show](std::string& value) {

@@ -222,17 +222,19 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   return args;
 }
 
-// The output folder is neither a -p folder nor in one: its scan would take skb's own files
-// (plan.json, kernel_meta/*.json) for records, rejected on every run.
+// The output folder is no -p folder: its scan would take skb's own files (plan.json,
+// summary.json) for records, rejected on every run. (A folder inside one is never scanned.)
 void refuse_output_among_records(const Options& o) {
-  fs::path out = fs::weakly_canonical(fs::absolute(o.output));
-  for (const fs::path& dir : o.op_params_dirs) {
-    fs::path records = fs::weakly_canonical(fs::absolute(dir));
-    auto [r, d] = std::mismatch(records.begin(), records.end(), out.begin(), out.end());
-    if (r == records.end())
-      throw Error(fmt::format("-o {}: {} the op-statistics folder -p {}; expected an output folder outside it",
-                              o.output.string(), d == out.end() ? "is" : "is inside", dir.string()));
-  }
+  auto real = [](const fs::path& p) {
+    std::error_code ec;
+    fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    return ec ? fs::absolute(p, ec).lexically_normal() : r;
+  };
+  fs::path out = real(o.output);
+  for (const fs::path& dir : o.op_params_dirs)
+    if (real(dir) == out)
+      throw Error(fmt::format("-o {}: is the op-statistics folder -p {}; expected an output folder of its own",
+                              o.output.string(), dir.string()));
 }
 
 Outcome generate(const Options& o, const common::Diag& diag) {

@@ -53,7 +53,9 @@ bool is_soc_name(std::string_view soc) {
 void check_soc_version(std::string_view version) {
   if (version.empty() || version.size() > 160 ||
       !std::all_of(version.begin(), version.end(), [](char c) { return is_name_char(c) || c == '-'; }))
-    throw common::Error("expected a SoC version such as Ascend910B3 or sm_90 (letters, digits, _ and -)");
+    throw common::Error(
+        fmt::format("{}: expected a SoC version such as Ascend910B3 or sm_90 (letters, digits, _ and -)",
+                    version.empty() ? "''" : std::string(version)));
 }
 
 bool is_simplified_key(std::string_view key) {

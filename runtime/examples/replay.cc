@@ -134,7 +134,7 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   std::vector<std::filesystem::path> dirs;
   bool verbose = false, why = false, per_kernel = false;
   unsigned seed = 1;
-  double max_elements = 1 << 27;
+  std::uint64_t max_elements = std::uint64_t{1} << 27;
   app.add_option("dumps", dirs, "Op-statistics folders, as for skb-generate -p")->required();
   app.add_option("--install-path", install_path, "Operator library (default: $SKB_INSTALL_PATH)")
       ->check(skb::common::not_empty());
@@ -169,7 +169,7 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   }
   for (const auto& file : files) {
     try {
-      replay(rt, file, verbose, why, max_elements, rng, n);
+      replay(rt, file, verbose, why, static_cast<double>(max_elements), rng, n);
     } catch (const std::bad_alloc&) {
       throw Error(fmt::format("{}: out of memory for its tensors (lower --max-elements)", file));
     }

@@ -149,9 +149,10 @@ done <<'CASES'
 --budget: -1: expected a number above 0|skb bench x --budget -1
 --lock-timeout: nan: expected a number from 0 to 1000000000|skb bench x --lock-timeout nan
 NAME: expected 1 to 64 characters|skb key new 'bad name!' new.key
---soc: expected a SoC version such as Ascend910B3|skb-generate -p x -o y --soc ''
---soc: expected a SoC version such as Ascend910B3|skb-package -p x -o y -v 'a/b'
---output: -o y/mine.run: expected a package name|skb-package -p x -o y/mine.run
+--soc: '': expected a SoC version such as Ascend910B3|skb-generate -p x -o y --soc ''
+--soc: a/b: expected a SoC version such as Ascend910B3|skb-package -p x -o y -v 'a/b'
+--output: expected a folder, or a package's path|skb-package -p x -o ''
+--output: y/mine.run: expected a package name|skb-package -p x -o y/mine.run
 --seed: expected a value, found an empty one|skb-replay --seed '' x
 CASES
 [ ! -e new.key ] || fail "skb key new wrote a key of a bad name"
@@ -159,10 +160,10 @@ rc=0; skb-generate -p "$dump1" -o bad_name --package-name 'bad name' 2>err || rc
 expect_eq "$rc" 2 "skb-generate --package-name 'bad name'"
 grep -q "^skb-generate: error: --package-name: expected a package name static_kernel_" err || fail "$(cat err)"
 [ ! -e bad_name ] || fail "skb-generate wrote a graph whose packaging step would fail"
-rc=0; skb-generate -p "$dump1" -o "$dump1/out" 2>err || rc=$?
-expect_eq "$rc" 1 "skb-generate -o inside its -p folder"
-grep -q "^skb-generate: error: -o .*: is inside the op-statistics folder -p " err || fail "$(cat err)"
-[ ! -e "$dump1/out" ] || fail "skb-generate wrote its build into the records it scans"
+rc=0; skb-generate -p "$dump1" -o "$dump1" 2>err || rc=$?
+expect_eq "$rc" 1 "skb-generate -o its -p folder"
+grep -q "^skb-generate: error: -o .*: is the op-statistics folder -p " err || fail "$(cat err)"
+[ ! -e "$dump1/build.ninja" ] || fail "skb-generate wrote its build into the records it scans"
 rc=0; skb verify . 2>err || rc=$?
 expect_eq "$rc" 1 "skb verify of a folder (an error, not a damaged package)"
 grep -q "^skb: error: .*: not a file (a package is a .run file)$" err || fail "skb verify .: $(cat err)"
