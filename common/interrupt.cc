@@ -52,6 +52,12 @@ void throw_if_interrupted() {
 
 namespace detail {
 bool forwarding_signals() { return g_forwarding; }
+sigset_t forwarded_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kSignals) sigaddset(&set, sig);
+  return set;
+}
 void set_signalled_child(pid_t child) { g_child = child; }
 }  // namespace detail
 

@@ -40,6 +40,8 @@ void throw_if_interrupted();
 namespace detail {
 /// run_process's part: whether signals are forwarded, and to which child (0: none).
 bool forwarding_signals();
+/// The signals ForwardSignals passes on (SIGINT, SIGTERM, SIGHUP), as a set to block.
+sigset_t forwarded_signals();
 void set_signalled_child(pid_t child);
 }  // namespace detail
 

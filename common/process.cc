@@ -47,10 +47,9 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   // Under ForwardSignals, the signals it passes on wait, blocked, until the child's pid is known
   // (the child starts with the mask as it was); one that came before is an Interrupted now.
   const bool forwarding = detail::forwarding_signals();
-  sigset_t stop, before;
+  sigset_t before;
   if (forwarding) {
-    sigemptyset(&stop);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop, sig);
+    sigset_t stop = detail::forwarded_signals();
     ::pthread_sigmask(SIG_BLOCK, &stop, &before);
     try {
       throw_if_interrupted();

@@ -218,15 +218,16 @@ void Library::check_base_files(const packager::Manifest& m, const std::vector<co
   }
   if (missing.empty()) return;
   std::vector<std::string> order = read_order();
-  if (std::find(order.begin(), order.end(), m.base) != order.end())
-    throw BaseMissingError(fmt::format(
-        "{} is a delta on {}, which is installed, but {} of the {} files it takes from there are missing or "
-        "damaged ({}{}); reinstall {} with --force (or install the whole package). Nothing was changed",
-        m.package, m.base, missing.size(), files.size(), missing.front(), missing.size() > 1 ? ", ..." : "", m.base));
-  throw BaseMissingError(fmt::format(
-      "{} is a delta on {}, and this library lacks {} of the {} files it takes from there ({}{}); install {} (or "
-      "the whole package) first. Nothing was changed",
-      m.package, m.base, missing.size(), files.size(), missing.front(), missing.size() > 1 ? ", ..." : "", m.base));
+  bool base_installed = std::find(order.begin(), order.end(), m.base) != order.end();
+  std::string what =
+      base_installed
+          ? fmt::format("which is installed, but {} of the {} files it takes from there are missing or damaged",
+                        missing.size(), files.size())
+          : fmt::format("and this library lacks {} of the {} files it takes from there", missing.size(), files.size());
+  std::string advice = base_installed ? fmt::format("reinstall {} with --force (or install the whole package)", m.base)
+                                      : fmt::format("install {} (or the whole package) first", m.base);
+  throw BaseMissingError(fmt::format("{} is a delta on {}, {} ({}{}); {}. Nothing was changed", m.package, m.base, what,
+                                     missing.front(), missing.size() > 1 ? ", ..." : "", advice));
 }
 
 void Library::link_base_files(const std::vector<const packager::PackageFile*>& files, const InstalledFiles& installed,

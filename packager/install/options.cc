@@ -146,6 +146,8 @@ bool parse_number(const char* text, std::uint64_t& out) {
   return ec == std::errc() && p == end && p != text;
 }
 
+constexpr const char* kSecondsExpected = "expected a number of seconds from 0 to 1000000000";
+
 bool parse_seconds(const char* text, double& out) {
   char* end = nullptr;
   double v = std::strtod(text, &end);
@@ -335,7 +337,7 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
         break;
       case kLockTimeout:
         if (!parse_seconds(optarg, a.lock_timeout))
-          return usage(fmt::format("--lock-timeout {}: expected a number of seconds from 0 to 1000000000", optarg));
+          return usage(fmt::format("--lock-timeout {}: {}", optarg, kSecondsExpected));
         bad_timeout = nullptr;
         break;
       default:
@@ -343,8 +345,7 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
     }
   }
   if (optind < n) return usage(fmt::format("unexpected argument '{}'", args[optind]));
-  if (bad_timeout)
-    return usage(fmt::format("SKB_LOCK_TIMEOUT={}: expected a number of seconds from 0 to 1000000000", bad_timeout));
+  if (bad_timeout) return usage(fmt::format("SKB_LOCK_TIMEOUT={}: {}", bad_timeout, kSecondsExpected));
   return std::nullopt;
 }
 
