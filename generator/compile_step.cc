@@ -241,8 +241,12 @@ void publish_kernel(const CompileStep& s, const TempFiles& t, const std::string&
   common::write_atomic(s.dir / (s.name + ".json"), record, 0644, common::Sync::kAtomic);
 }
 
-// Where the build's store lookup marks the kernels it published, for their compile steps.
+// Where the build's store lookup marks each kernel it looked up, for its compile step: kFetched
+// (published from the store) or kMissed (to compile). A kernel without a marker was complete when
+// the lookup ran, and its compile step looks it up itself.
 fs::path fetched_marker(const CompileStep& s) { return s.cache_dir / "fetched" / s.name; }
+constexpr std::string_view kFetched = "fetched";
+constexpr std::string_view kMissed = "missed";
 
 // True when the kernel is complete and its record is the one this step writes (same toolchain,
 // variant, entry, file).
@@ -298,17 +302,28 @@ void refuse_another_compiler(const CompileStep& s) {
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   remove_leftover_temps(s);
-  // The store lookup of this build published it: nothing to compile (the marker goes, so that a
-  // later run of this step, as ninja asks for it, compiles).
-  std::error_code ec;
-  if (!s.cache_dir.empty() && fs::remove(fetched_marker(s), ec) && already_built(s)) return 0;
+  // What the build's store lookup found of it: when it published it, nothing to compile (the
+  // marker goes, so that a later run of this step, as ninja asks for it, compiles).
+  std::optional<std::string> looked_up;
+  if (!s.cache_dir.empty()) {
+    looked_up = common::read_file_if_exists(fetched_marker(s), 64);
+    if (looked_up) common::remove_file(fetched_marker(s));
+    if (looked_up == kFetched && already_built(s)) return 0;
+  }
   auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
+  auto check = [&](const store::EntryFiles& f) { return entry_mismatch(s, f); };
+  // Complete when the lookup ran and removed or damaged since: looked up now, as it would have been.
+  if (store && !looked_up) {
+    if (auto files = store->fetch(s.name, check)) {
+      publish_entry(s, *files);
+      return 0;
+    }
+  }
   // Claimed in the store builders share while this one compiles it (released when the step ends,
   // after the kernel is stored), or another builder's kernel, taken once it is stored.
   std::unique_ptr<store::Lease> lease;
   if (store) {
-    auto theirs = store->claim(
-        s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); }, lease);
+    auto theirs = store->claim(s.name, check, lease);
     if (theirs) {
       publish_entry(s, *theirs);
       return 0;
@@ -342,9 +357,8 @@ void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cac
     if (!store) break;
     if (already_built(s)) continue;
     auto files = store->fetch(s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); });
-    if (!files) continue;
-    publish_entry(s, *files);
-    common::write_atomic(fetched_marker(s), "", 0644, common::Sync::kAtomic);
+    if (files) publish_entry(s, *files);
+    common::write_atomic(fetched_marker(s), files ? kFetched : kMissed, 0644, common::Sync::kAtomic);
   }
   store.reset();  // its counts go to the log before the stamp says the lookup is done
   common::write_atomic(stamp, "", 0644, common::Sync::kAtomic);

@@ -117,6 +117,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   }
   std::string all;
   for (const Kernel& k : plan.kernels) all += fmt::format(" $k/{}.json", k.name);
+  const std::string kernels = all;
   std::size_t first = 0;  // the builder's place in the plan
   if (!in.builder.empty() && !plan.kernels.empty())
     first = std::stoull(common::sha256_hex(in.builder).substr(0, 12), nullptr, 16) % plan.kernels.size();
@@ -153,7 +154,8 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     all = " package.json";  // which needs every kernel
   }
   if (in.cache) {  // after everything else, so that its line is the build's last
-    std::string records = all;
+    // Every kernel too: a rebuild whose package comes out the same (restat) still counts its steps.
+    std::string records = all == kernels ? all : kernels + all;
     line("rule cache_report");
     line("  command = $skb cache-report --dir .{}", in.quiet ? " --quiet" : "");
     line("  description = Kernel store report");

@@ -69,6 +69,19 @@ tail -1 f2.log | grep -q "kernel store: $planned hits, 0 misses, 0 uploads, 0 co
   fail "the build's last line: $(tail -1 f2.log)"
 expect_eq "$(ninja -C f2 | tail -1)" "ninja: no work to do." "second ninja on a warm build"
 
+step "file store: a kernel removed from a packaged build is taken from the store; each build counts its own"
+skb-generate -p dump -o p1 -q --cache "file://$PWD/store" --launcher "$PWD/count_cc"
+COMPILE_LOG=$PWD/p1.compiles ninja -C p1 >p1.log 2>&1 || { cat p1.log >&2; fail "packaged build on a warm store"; }
+for i in 1 2; do  # twice at once: the second's package is the same, so its edge is restat away
+  k=$(cd p1/kernel_meta && ls -- *.so | sed -n "${i}p")
+  rm "p1/kernel_meta/$k" "p1/kernel_meta/${k%.so}.json"
+  COMPILE_LOG=$PWD/p1.compiles ninja -C p1 >"p1.$i.log" 2>&1 || { cat "p1.$i.log" >&2; fail "rebuild $i"; }
+  tail -1 "p1.$i.log" | grep -q "kernel store: 1 hits, 0 misses, 0 uploads" ||
+    fail "rebuild $i's last line: $(tail -1 "p1.$i.log")"
+  [ ! -e p1/cache/log ] || fail "rebuild $i left its counts to the next build: $(cat p1/cache/log)"
+done
+[ ! -e p1.compiles ] || fail "a packaged build on a warm store compiled $(wc -l <p1.compiles) kernels"
+
 step "redis: two builders fill an empty store at once"
 start_redis "$PWD/redis"
 build r1 "$SKB_REDIS_URL/1" >r1.count &
