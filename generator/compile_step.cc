@@ -347,8 +347,9 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   return 0;
 }
 
-void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cache_dir, const fs::path& stamp,
-                      const common::Diag& diag) {
+std::set<std::string> prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cache_dir,
+                                       const fs::path& stamp, const common::Diag& diag) {
+  std::set<std::string> fetched;
   auto store = store::KernelCache::open(cache_dir, diag);
   std::error_code ec;
   fs::remove_all(cache_dir / "fetched", ec);
@@ -357,11 +358,15 @@ void prefetch_kernels(const std::vector<CompileStep>& steps, const fs::path& cac
     if (!store) break;
     if (already_built(s)) continue;
     auto files = store->fetch(s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); });
-    if (files) publish_entry(s, *files);
+    if (files) {
+      publish_entry(s, *files);
+      fetched.insert(s.name);
+    }
     common::write_atomic(fetched_marker(s), files ? kFetched : kMissed, 0644, common::Sync::kAtomic);
   }
   store.reset();  // its counts go to the log before the stamp says the lookup is done
   common::write_atomic(stamp, "", 0644, common::Sync::kAtomic);
+  return fetched;
 }
 
 std::vector<CompileStep> planned_steps(const fs::path& build_dir) {

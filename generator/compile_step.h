@@ -1,5 +1,6 @@
 #pragma once
 #include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,8 +61,9 @@ int run_compile_step(const CompileStep& step, const common::Diag& diag);
 /// that is not built yet is taken from the store when it holds an entry signed by a trusted key
 /// and proven to be this kernel, and published as the compile step would. Then writes `stamp`.
 /// A store that fails costs a warning, never the build: what is not fetched is compiled.
-void prefetch_kernels(const std::vector<CompileStep>& steps, const std::filesystem::path& cache_dir,
-                      const std::filesystem::path& stamp, const common::Diag& diag);
+/// Returns the names of the kernels it took from the store.
+std::set<std::string> prefetch_kernels(const std::vector<CompileStep>& steps, const std::filesystem::path& cache_dir,
+                                       const std::filesystem::path& stamp, const common::Diag& diag);
 
 /// The compile steps of a build folder's plan.json, for prefetch_kernels.
 std::vector<CompileStep> planned_steps(const std::filesystem::path& build_dir);

@@ -331,10 +331,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     // A one-shot build (the op_compiler entry's): the store is looked in now, in this process,
     // and only what it lacks gets a compile step (its build folder is its own: nothing to keep).
     common::write_if_changed(cache_dir / "config.json", *cache.config, common::Sync::kAtomic);
-    prefetch_kernels(planned_steps(out, plan_text), cache_dir, cache_dir / store::kLookupStamp, diag);
-    in.prebuilt.emplace();
-    for (const Kernel& k : plan.kernels)
-      if (fs::exists(cache_dir / "fetched" / k.name, ec)) in.prebuilt->insert(k.name);
+    in.prebuilt = prefetch_kernels(planned_steps(out, plan_text), cache_dir, cache_dir / store::kLookupStamp, diag);
   }
   // The generation's files are all written beside their places before any replaces the last
   // one's, build.ninja last: a failure before then leaves the folder as it was, never a plan of
