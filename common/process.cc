@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,57 @@ std::string find_program(const std::string& name) {
   }
 }
 
+namespace {
+
+// posix_spawnp, but the child gets SIGTERM when this process dies, even by SIGKILL (the job's
+// ninja would otherwise build on and publish what the caller took for failed). Returns 0 or the
+// errno of the start, as posix_spawnp does. Called with the forwarded signals blocked; the child
+// unblocks them (mask `child_mask`) with their handlers reset, just before it runs the program.
+int spawn_tied(pid_t* pid, const std::vector<char*>& args, int out_fd, Output output, const sigset_t& child_mask) {
+  std::string program = find_program(args[0]);
+  if (program.empty()) return ENOENT;
+  int report[2];  // the child's exec errno, if it fails; closed on a successful exec
+  if (::pipe2(report, O_CLOEXEC) != 0) return errno;
+  const pid_t parent = ::getpid();
+  *pid = ::fork();
+  if (*pid < 0) {
+    int e = errno;
+    ::close(report[0]), ::close(report[1]);
+    return e;
+  }
+  if (*pid == 0) {  // only async-signal-safe calls from here to the exec
+    if (output == Output::kCapture) ::dup2(out_fd, 1), ::dup2(out_fd, 2);
+    if (output == Output::kToStderr) ::dup2(2, 1);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(128 + SIGTERM);  // it died before the prctl
+    sigset_t forwarded = detail::forwarded_signals();
+    for (int sig = 1; sig < NSIG; ++sig) {
+      struct sigaction now {};
+      if (sigismember(&forwarded, sig) == 1 && ::sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_IGN) {
+        now.sa_handler = SIG_DFL;
+        ::sigaction(sig, &now, nullptr);
+      }
+    }
+    ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
+    ::execve(program.c_str(), args.data(), environ);
+    int e = errno;
+    (void)!::write(report[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::close(report[1]);
+  int e = 0;
+  ssize_t n;
+  while ((n = ::read(report[0], &e, sizeof e)) < 0 && errno == EINTR) {
+  }
+  ::close(report[0]);
+  if (n != static_cast<ssize_t>(sizeof e)) return 0;
+  while (::waitpid(*pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return e;
+}
+
+}  // namespace
+
 ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   const bool capture = output == Output::kCapture;
   if (argv.empty()) throw Error("internal: empty command");
@@ -59,29 +111,26 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
     }
   }
   int pipefd[2] = {-1, -1};
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (capture) {
-    if (::pipe2(pipefd, O_CLOEXEC) != 0) {
-      posix_spawn_file_actions_destroy(&actions);
-      if (forwarding) ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-      throw Error("cannot create a pipe");
-    }
-    posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
-  } else if (output == Output::kToStderr) {
-    posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  }
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  if (forwarding) {
-    posix_spawnattr_setsigmask(&attr, &before);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+  if (capture && ::pipe2(pipefd, O_CLOEXEC) != 0) {
+    if (forwarding) ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    throw Error("cannot create a pipe");
   }
   pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int rc = 0;
+  if (forwarding) {
+    rc = spawn_tied(&pid, args, pipefd[1], output, before);
+  } else {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (capture) {
+      posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
+      posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
+    } else if (output == Output::kToStderr) {
+      posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    }
+    rc = ::posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+  }
   if (forwarding) {
     if (rc == 0) detail::set_signalled_child(pid);
     ::pthread_sigmask(SIG_SETMASK, &before, nullptr);

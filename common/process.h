@@ -16,7 +16,8 @@ enum class Output { kInherit, kCapture, kToStderr };
 /// Runs argv (argv[0] looked up on PATH) without a shell and waits for it. kCapture collects
 /// stdout and stderr together; kToStderr sends stdout to our stderr (to keep our stdout for a
 /// result). Throws Error when the program cannot be started, and Interrupted (interrupt.h) under
-/// ForwardSignals once a signal came.
+/// ForwardSignals once a signal came; under ForwardSignals the child also gets SIGTERM when this
+/// process dies, even killed by SIGKILL.
 ProcessResult run_process(const std::vector<std::string>& argv, Output output);
 inline ProcessResult run_process(const std::vector<std::string>& argv, bool capture) {
   return run_process(argv, capture ? Output::kCapture : Output::kInherit);

@@ -166,5 +166,21 @@ sleep 6  # longer than a compile's launcher waits: what a build left running wou
 expect_eq "$(ls -A killed/out)" "" "-o after the killed job"
 expect_eq "$(ls -A killed/tmp)" "" "TMPDIR after the killed job"
 
+step "op_compiler killed by SIGKILL: its build stops too, no package appears"
+mkdir -p killed9/out killed9/tmp
+printf '#!/bin/sh\ntouch "%s"\nsleep 4\nexec "$@"\n' "$PWD/killed9/compiling" >slow_launch9
+chmod +x slow_launch9
+SKB_CACHE_DIR=off SKB_LAUNCHER=$PWD/slow_launch9 TMPDIR=$PWD/killed9/tmp \
+  op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 1 -o "$PWD/killed9/out" -l error 2>killed9/err &
+job=$!
+for _ in $(seq 600); do [ -e killed9/compiling ] && break; sleep 0.1; done
+[ -e killed9/compiling ] || fail "no compile started"
+kill -KILL "$job"
+wait "$job" || true
+sleep 6  # longer than a compile's launcher waits: what a build left running would publish by then
+expect_eq "$(ls -A killed9/out)" "" "-o after the job killed by SIGKILL"
+left=$(pgrep -f "slow_launch9|$PWD/killed9/tmp" || true)
+expect_eq "$left" "" "processes of the job killed by SIGKILL"
+
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS
