@@ -149,38 +149,34 @@ SKB_INSTALL_PATH=$PWD/mine "$root/$stem.run" -q || fail "install with SKB_INSTAL
 [ -d "$(lib_root mine)/$stem" ] && [ -d "$(lib_root given)/$stem" ] || fail "SKB_INSTALL_PATH or --install-path did not win"
 [ ! -e "$ai_core" ] || fail "installed into CANN's library although SKB_INSTALL_PATH or --install-path was given"
 
+# kill_mid_compile DIR SIGNAL: op_compiler into DIR/out (TMPDIR DIR/tmp), each compile slowed by
+# 4 s, sent SIGNAL once a compile started; $rc is its exit status.
+kill_mid_compile() {
+  local dir=$1
+  mkdir -p "$dir/out" "$dir/tmp"
+  printf '#!/bin/sh\ntouch "%s"\nsleep 4\nexec "$@"\n' "$PWD/$dir/compiling" >"$dir.launch"
+  chmod +x "$dir.launch"
+  SKB_CACHE_DIR=off SKB_LAUNCHER=$PWD/$dir.launch TMPDIR=$PWD/$dir/tmp \
+    op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 1 -o "$PWD/$dir/out" -l error 2>"$dir/err" &
+  local job=$!
+  for _ in $(seq 600); do [ -e "$dir/compiling" ] && break; sleep 0.1; done
+  [ -e "$dir/compiling" ] || fail "no compile started"
+  kill "-$2" "$job"
+  rc=0; wait "$job" || rc=$?
+  sleep 6  # longer than a compile's launcher waits: what a build left running would publish by then
+}
+
 step "op_compiler killed (as torchair's timeout kills it) stops its build: no package appears, its work folder goes"
-mkdir -p killed/out killed/tmp
-printf '#!/bin/sh\ntouch "%s"\nsleep 4\nexec "$@"\n' "$PWD/killed/compiling" >slow_launch
-chmod +x slow_launch
-SKB_CACHE_DIR=off SKB_LAUNCHER=$PWD/slow_launch TMPDIR=$PWD/killed/tmp \
-  op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 1 -o "$PWD/killed/out" -l error 2>killed/err &
-job=$!
-for _ in $(seq 600); do [ -e killed/compiling ] && break; sleep 0.1; done
-[ -e killed/compiling ] || fail "no compile started"
-kill -TERM "$job"
-rc=0; wait "$job" || rc=$?
+kill_mid_compile killed TERM
 expect_eq "$rc" 143 "op_compiler's exit status after SIGTERM"
 grep -q "interrupted by SIGTERM" killed/err || fail "no word of the interruption: $(cat killed/err)"
-sleep 6  # longer than a compile's launcher waits: what a build left running would publish by then
 expect_eq "$(ls -A killed/out)" "" "-o after the killed job"
 expect_eq "$(ls -A killed/tmp)" "" "TMPDIR after the killed job"
 
 step "op_compiler killed by SIGKILL: its build stops too, no package appears"
-mkdir -p killed9/out killed9/tmp
-printf '#!/bin/sh\ntouch "%s"\nsleep 4\nexec "$@"\n' "$PWD/killed9/compiling" >slow_launch9
-chmod +x slow_launch9
-SKB_CACHE_DIR=off SKB_LAUNCHER=$PWD/slow_launch9 TMPDIR=$PWD/killed9/tmp \
-  op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -j 1 -o "$PWD/killed9/out" -l error 2>killed9/err &
-job=$!
-for _ in $(seq 600); do [ -e killed9/compiling ] && break; sleep 0.1; done
-[ -e killed9/compiling ] || fail "no compile started"
-kill -KILL "$job"
-wait "$job" || true
-sleep 6  # longer than a compile's launcher waits: what a build left running would publish by then
+kill_mid_compile killed9 KILL
 expect_eq "$(ls -A killed9/out)" "" "-o after the job killed by SIGKILL"
-left=$(pgrep -f "slow_launch9|$PWD/killed9/tmp" || true)
-expect_eq "$left" "" "processes of the job killed by SIGKILL"
+expect_eq "$(pgrep -f "$PWD/killed9" || true)" "" "processes of the job killed by SIGKILL"
 
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS
