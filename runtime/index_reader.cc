@@ -22,10 +22,7 @@ constexpr std::size_t kMaxKernelsPerOp = std::size_t{1} << 24;
 
 // The SoCs a library has kernels for: the folders of config/, sorted.
 std::vector<std::string> installed_socs(const fs::path& root) {
-  std::error_code ec;
-  std::vector<std::string> socs;
-  for (fs::directory_iterator it(root / "config", ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory()) socs.push_back(it->path().filename().string());
+  std::vector<std::string> socs = common::list_folders(root / "config");  // unreadable: an IoError, not "none"
   std::sort(socs.begin(), socs.end());
   return socs;
 }
@@ -92,18 +89,24 @@ Index read_index(const fs::path& root, const std::string& soc_name) {
   if (!packager::is_safe_relative_path(index.soc) || index.soc.find('/') != std::string::npos)
     throw Error(fmt::format("SoC name \"{}\": expected [A-Za-z0-9_.-]", index.soc));
   fs::path file = root / "config" / index.soc / "binary_info_config.json";
-  std::string text;
-  try {
-    text = common::read_file(file, kMaxIndexSize, common::Accept::kRegularFile);
-  } catch (const Error& e) {
+  auto not_installed = [&](const std::string& why) {
     std::vector<std::string> socs = installed_socs(root);
-    throw Error(
+    return Error(
         fmt::format("no kernels installed for SoC {}: {} (installed: {}; a SoC is named by its folder "
                     "in config/, such as ascend910b for Ascend910B3)",
-                    index.soc, e.what(), socs.empty() ? "none" : fmt::format("{}", fmt::join(socs, ", "))));
-  }
+                    index.soc, why, socs.empty() ? "none" : fmt::format("{}", fmt::join(socs, ", "))));
+  };
+  std::optional<std::string> text;
   try {
-    index.by_key = parse_index(text, root);
+    text = common::read_file_if_exists(file, kMaxIndexSize, common::Accept::kRegularFile);
+  } catch (const common::IoError&) {  // there, but unreadable: said as it is
+    throw;
+  } catch (const Error& e) {
+    throw not_installed(e.what());
+  }
+  if (!text) throw not_installed(fmt::format("{} does not exist", file.string()));
+  try {
+    index.by_key = parse_index(*text, root);
   } catch (const common::FieldError& e) {
     throw Error(fmt::format("{}: {}", file.string(), e.describe()));
   }
