@@ -161,11 +161,7 @@ void FileSink::write_one(const Job& job, std::string& made, const FutureInstalle
 bool holds_bytes(const fs::path& file, const packager::PackageFile& want) {
   std::error_code ec;
   if (!fs::is_regular_file(fs::symlink_status(file, ec)) || fs::file_size(file, ec) != want.size || ec) return false;
-  try {
-    return common::sha256_file(file) == want.sha256;
-  } catch (const common::Error&) {
-    return false;
-  }
+  return common::sha256_file(file) == want.sha256;
 }
 
 bool FileSink::link_installed(const packager::PackageFile& want, const fs::path& out,
@@ -173,7 +169,11 @@ bool FileSink::link_installed(const packager::PackageFile& want, const fs::path&
   if (!installed.valid()) return false;
   const InstalledFiles& files = installed.get();
   auto it = files.find(want.sha256);
-  return it != files.end() && holds_bytes(it->second, want) && ::link(it->second.c_str(), out.c_str()) == 0;
+  try {
+    return it != files.end() && holds_bytes(it->second, want) && ::link(it->second.c_str(), out.c_str()) == 0;
+  } catch (const common::IoError&) {  // unreadable: written from the payload instead
+    return false;
+  }
 }
 
 }  // namespace skb::installer

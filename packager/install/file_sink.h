@@ -28,6 +28,7 @@ FutureInstalledFiles ready_installed_files(InstalledFiles files);
 
 /// True when `file` is a regular file that still holds `want`'s bytes (its size, then its
 /// sha256): only such a copy is linked, so a copy damaged since it was installed is never spread.
+/// Throws common::IoError when it is there but cannot be read.
 bool holds_bytes(const std::filesystem::path& file, const packager::PackageFile& want);
 
 /// Checks and writes the files of a payload on threads of their own (one per core, at most 4)

@@ -129,6 +129,14 @@ void Library::ensure_layout() {
   for (const fs::path& d : {root_, root_ / "config", root_ / "bin"}) common::ensure_real_dir(d);
 }
 
+std::unique_ptr<LibraryLock> Library::lock_for_removal(const LibraryOptions& o) {
+  for (const fs::path& d : {root_.parent_path(), root_})
+    if (common::path_exists(d)) common::ensure_real_dir(d);  // throws for a symlink
+  if (std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_)) return lock;
+  if (!common::path_exists(root_)) return nullptr;  // no library was ever made here
+  return std::make_unique<LibraryLock>(lock_file(), o.lock_timeout, diag_);
+}
+
 std::vector<std::string> Library::soc_folders() const { return common::list_folders(root_ / "config"); }
 
 std::vector<fs::path> Library::leftover_files() const {
@@ -462,8 +470,8 @@ Library::Prepared Library::prepare_publish(const std::vector<std::string>& newes
   return p;
 }
 
-void Library::merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
-                              const std::vector<std::string>& socs, IndexCache& next) {
+std::vector<const PackagePieces*> Library::pieces_to_merge(const std::vector<std::string>& newest_first,
+                                                           const PackagePieces* fresh) {
   std::vector<const PackagePieces*> pieces;
   for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
     if (fresh && *it == fresh->package) {
@@ -472,11 +480,19 @@ void Library::merge_and_write(const std::vector<std::string>& newest_first, cons
     }
     try {
       pieces.push_back(&installed_pieces(*it));
+    } catch (const common::IoError& e) {  // not damaged: uninstalling it is not the answer
+      throw DamagedPackageError(*it, fmt::format("an installed package cannot be read: {}", e.what()));
     } catch (const std::exception& e) {
       throw DamagedPackageError(
           *it, fmt::format("{}: installed package is damaged ({}); uninstall it", (root_ / *it).string(), e.what()));
     }
   }
+  return pieces;
+}
+
+void Library::merge_and_write(const std::vector<std::string>& newest_first, const PackagePieces* fresh,
+                              const std::vector<std::string>& socs, IndexCache& next) {
+  std::vector<const PackagePieces*> pieces = pieces_to_merge(newest_first, fresh);
   for (const auto& [soc, text] : merged_indexes(pieces, socs)) {
     common::ensure_real_dir(root_ / "config" / soc);
     common::write_if_changed(index_file(soc), text);
@@ -558,6 +574,7 @@ void Library::remove_package_locked(const std::string& package) {
   std::vector<std::string> order = read_order();  // before the journal: a read error changes nothing
   order.erase(std::remove_if(order.begin(), order.end(), [&](const std::string& p) { return going_.count(p); }),
               order.end());
+  pieces_to_merge(order, nullptr);  // as publish merges them: one that cannot be read changes nothing either
   write_journal("uninstall", package);
   publish(order);  // from here on, nothing lists the package's files
   // A failure from here on leaves the journal, and the next run under the lock finishes the removal.
@@ -738,8 +755,9 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
           fmt::format("synced the {} files and folders of {} one by one: other processes had {} MiB not yet on "
                       "disk, which a sync of the whole filesystem would have waited for",
                       synced.paths, m.package, synced.others_unsynced >> 20));
-    prepared = preparing.get();       // fails (a full disk) before anything changes
-    journal.sync(synced.filesystem);  // when the sync above did not cover it (file by file)
+    prepared = preparing.get();                              // fails (a full disk) before anything changes
+    if (!prepared.indexes) pieces_to_merge(order, &pieces);  // what publish merges, read now: a failure changes nothing
+    journal.sync(synced.filesystem);                         // when the sync above did not cover it (file by file)
     if (union_order) union_order->sync(synced.filesystem);
     prepared.order_union = std::move(union_order);
     journal.commit();  // the install, as the next run under the lock finds it
@@ -761,8 +779,8 @@ bool Library::install_locked(const PayloadSource& payload, std::optional<Payload
 
 bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
   if (!packager::is_package_name(package)) throw Error(fmt::format("{}: not a package name", package));
-  std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
-  if (!lock) return false;  // no library was ever made here
+  std::unique_ptr<LibraryLock> lock = lock_for_removal(o);
+  if (!lock) return false;
   recover({package});
   bool removed = common::path_exists(root_ / package);
   if (removed) remove_package_locked(package);
@@ -771,8 +789,8 @@ bool Library::uninstall(const std::string& package, const LibraryOptions& o) {
 }
 
 void Library::uninstall_all(const LibraryOptions& o) {
-  std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_);
-  if (!lock) return;  // no library was ever made here
+  std::unique_ptr<LibraryLock> lock = lock_for_removal(o);
+  if (!lock) return;
   // Every package goes: what is published meanwhile lists none of those still to go, so that a
   // damaged one stops nothing.
   std::vector<std::string> listed = read_order();

@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -11,12 +12,13 @@
 #include "common/fs.h"
 #include "packager/install/index_cache.h"
 #include "packager/install/index_pieces.h"
+#include "packager/install/lock.h"
 #include "packager/install/payload_reader.h"
 #include "packager/install/rope.h"
 
 namespace skb::installer {
 
-/// An installed package whose index pieces and manifest cannot be read.
+/// An installed package whose index pieces and manifest are damaged, or cannot be read.
 class DamagedPackageError : public common::Error {
  public:
   DamagedPackageError(std::string package, const std::string& what)
@@ -82,6 +84,9 @@ class Library {
   /// Creates the lock's folder; then, under the lock, ai_core/ and its folders.
   void ensure_parent();
   void ensure_layout();
+  /// The lock of a removal, none when no library is here. A library whose lock file is gone (its
+  /// folder copied without it) gets one; a symlink where the install would refuse one is refused.
+  std::unique_ptr<LibraryLock> lock_for_removal(const LibraryOptions& options);
   /// With no package left, ai_core/ goes (CANN's full uninstall leaves no ai_core/ behind).
   void remove_root_if_empty();
   std::filesystem::path lock_file() const;
@@ -157,6 +162,11 @@ class Library {
   // it, or rendered from its manifest when that file is missing or damaged (a package installed by
   // an older skb). Throws when the manifest is damaged too.
   const PackagePieces& installed_pieces(const std::string& package);
+  // installed_pieces of every package of newest_first but fresh, for a merge: throws
+  // DamagedPackageError naming the package that is damaged, or that cannot be read. Called before
+  // a change is journalled, so that a read that fails changes nothing.
+  std::vector<const PackagePieces*> pieces_to_merge(const std::vector<std::string>& newest_first,
+                                                    const PackagePieces* fresh);
   // The installed files that may hold one of m's files' bytes, by sha256: what m's files link to
   // once their bytes are checked. From the merged index (`from_pieces` false): the files of m's
   // kernels that it lists, beside the listed binary under the same names; else from every

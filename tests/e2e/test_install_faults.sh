@@ -70,4 +70,45 @@ scenario uninstall "$with_ab" "$(installer_cmd "$A" --install-path={lib} --unins
 step "faults in an upgrade beside another package"
 scenario upgrade "$with_ab" "$(installer_cmd "$A2" --install-path={lib} --upgrade -q)"
 [ "$failed" = 0 ] || fail "some faults broke the library or went unreported (listed above)"
+
+step "a read that fails is named as a read error, never as damage or absence, and changes nothing"
+snapshot() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+# run_eio LOG PATH... -- CMD...: CMD with every open of the PATHs failing with EIO; $rc its status.
+run_eio() {
+  local log=$1 paths=(); shift
+  while [ "$1" != -- ]; do paths+=(-P "$1"); shift; done
+  shift
+  rc=0; strace -f -qq -o /dev/null "${paths[@]}" -e trace=openat -e inject=openat:error=EIO "$@" >"$log" 2>&1 || rc=$?
+}
+lib=$(make_state reads "$B" "$A"); root=$lib/opp/static_kernel/ai_core
+rm "$root/index_cache.txt"  # a change then merges every package's index pieces
+before=$(snapshot "$lib")
+run_eio upgrade.log "$root/$pb/index_pieces.gz" -- sh "$A2" --install-path="$lib" --upgrade -q
+expect_eq "$rc" 1 "an upgrade beside a package whose index pieces cannot be read"
+grep -q "an installed package cannot be read: $root/$pb/index_pieces.gz: cannot open: Input/output error" upgrade.log ||
+  fail "the upgrade's message: $(cat upgrade.log)"
+! grep -q "uninstall it" upgrade.log || fail "a package that cannot be read was called damaged: $(cat upgrade.log)"
+run_eio uninstall.log "$root/$pb/index_pieces.gz" -- sh "$A" --install-path="$lib" --uninstall -q
+expect_eq "$rc" 1 "an uninstall beside a package whose index pieces cannot be read"
+expect_eq "$(snapshot "$lib")" "$before" "the library after the two failed changes"
+lib=$(make_state reads_delta "$A"); root=$lib/opp/static_kernel/ai_core
+mapfile -t base_bins < <(find "$root/$pa" -name '*.so')
+run_eio delta.log "${base_bins[@]}" -- sh "$D" --install-path="$lib" -q
+expect_eq "$rc" 1 "a delta whose base's files cannot be read (5 is for files missing or damaged)"
+grep -q "cannot open for reading: Input/output error" delta.log || fail "the delta's message: $(cat delta.log)"
+run_eio coverage.log "$root/config" -- skb coverage --install-path "$lib" dump_a
+expect_eq "$rc" 1 "skb coverage of a library whose config/ cannot be listed"
+grep -q "$root/config: cannot list: Input/output error" coverage.log || fail "coverage's message: $(cat coverage.log)"
+
+step "an uninstall of a library copied without its lock file, or through a symlink"
+lib=$(make_state no_lock "$A"); root=$lib/opp/static_kernel/ai_core
+rm "$lib/opp/static_kernel/.ai_core.lock"
+sh "$A" --install-path="$lib" --uninstall -q || fail "uninstall without the lock file"
+[ ! -e "$root" ] || fail "uninstall without the lock file left the package: $(ls "$root")"
+lib=$(make_state linked_target "$A"); mkdir -p linked/opp/static_kernel
+ln -s "$lib/opp/static_kernel/ai_core" linked/opp/static_kernel/ai_core
+rc=0; sh "$A" --install-path="$PWD/linked" --uninstall -q 2>linked.err || rc=$?
+expect_eq "$rc" 1 "an uninstall through a symlinked ai_core/"
+grep -q "not a folder (a symlink?): refused" linked.err || fail "the symlink's message: $(cat linked.err)"
+[ -d "$lib/opp/static_kernel/ai_core/$pa" ] || fail "an uninstall through a symlink removed the package"
 echo PASS

@@ -134,8 +134,10 @@ damage_a
 rc=0; sh "$B" --install-path="$lib" -q 2>b.err || rc=$?
 expect_eq "$rc" 1 "B's install beside the damaged A"
 grep -q "$pa: installed package is damaged (.*); uninstall it" b.err || fail "B's install: $(cat b.err)"
+[ ! -e "$root/$pb" ] || fail "B's install that failed left its package"
 sh "$A" --install-path="$lib" --uninstall -q || fail "A's uninstall, as the error advised"
-expect_eq "$(check_library "$lib")" "$nb" "kernels listed once the damaged A went (B's install finished)"
+sh "$B" --install-path="$lib" -q || fail "B's install once the damaged A went"
+expect_eq "$(check_library "$lib")" "$nb" "kernels listed once the damaged A went and B came"
 sh "$A" --install-path="$lib" -q
 damage_a
 sh "$A" --install-path="$lib" --force -q || fail "A's reinstall over its damaged self"
