@@ -280,16 +280,38 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
   return std::nullopt;
 }
 
+// The local tier's: the build's keys, and those this user's builds sign its entries with (the own
+// key, when there is one, and the build's signing key). The local store is private and holds only
+// what this user's builds put there, or entries the shared tier's keys accepted: a build never
+// refuses what it stored itself, whichever keys it was given.
+namespace {
+trust::TrustedKeys local_trusted_keys_of(const Settings& s) {
+  trust::TrustedKeys keys = trusted_keys_of(s);
+  std::vector<trust::PublicKey> own = {signer_of(s).public_key()};
+  if (common::path_exists(trust::own_key_file())) own.push_back(trust::own_signing_key().public_key());
+  bool added = false;
+  for (const trust::PublicKey& k : own) {
+    if (keys.find(k.name)) continue;
+    keys.add(k);
+    added = true;
+  }
+  if (added) keys.source += " and, in the local store, the keys this user's builds sign with";
+  return keys;
+}
+}  // namespace
+
 const trust::TrustedKeys* KernelCache::trusted(Tier& t) {
-  if (!trusted_) {
+  const bool local = t.stats == &stats_.local;
+  std::optional<trust::TrustedKeys>& keys = local ? trusted_local_ : trusted_;
+  if (!keys) {
     try {
-      trusted_ = trusted_keys_of(settings_);
+      keys = local ? local_trusted_keys_of(settings_) : trusted_keys_of(settings_);
     } catch (const common::Error& e) {
       failed(t, e.what(), kCompiling);
       return nullptr;
     }
   }
-  return &*trusted_;
+  return &*keys;
 }
 
 void KernelCache::put(Tier& t, const std::string& name, const std::string& object) {

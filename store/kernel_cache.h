@@ -116,7 +116,7 @@ class KernelCache {
   std::filesystem::path dir_;
   Settings settings_;
   const common::Diag& diag_;
-  std::optional<trust::TrustedKeys> trusted_;
+  std::optional<trust::TrustedKeys> trusted_, trusted_local_;  // the shared tier's, the local tier's
   TierStats stats_;
   std::vector<Tier> tiers_;  // local first
 };

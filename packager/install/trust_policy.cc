@@ -13,12 +13,22 @@ namespace fs = std::filesystem;
 fs::path library_policy_file(const fs::path& library_root) { return library_root.parent_path() / "trusted-keys"; }
 
 std::optional<trust::TrustedKeys> trust_policy(const std::string& option, const fs::path& library_root) {
-  if (!option.empty()) return trust::read_trusted_keys(option);
-  if (const char* env = std::getenv("SKB_TRUSTED_KEYS"); env && *env) return trust::read_trusted_keys(env);
+  std::optional<trust::TrustedKeys> user;
+  if (!option.empty())
+    user = trust::read_trusted_keys(option);
+  else if (const char* env = std::getenv("SKB_TRUSTED_KEYS"); env && *env)
+    user = trust::read_trusted_keys(env);
   fs::path file = library_policy_file(library_root);
   // A policy file that cannot be read is an error, never "no policy" (which installs unsigned packages).
-  if (common::path_exists(file)) return trust::read_trusted_keys(file);
-  return std::nullopt;
+  std::optional<trust::TrustedKeys> library;
+  if (common::path_exists(file)) library = trust::read_trusted_keys(file);
+  if (!user || !library) return user ? user : library;
+  // The administrator's policy holds whatever the user trusts: only the keys both trust.
+  trust::TrustedKeys both;
+  both.source = fmt::format("{} (within the library's {})", user->source, library->source);
+  for (const trust::PublicKey& k : user->keys)
+    if (const trust::PublicKey* theirs = library->find(k.name); theirs && *theirs == k) both.add(k);
+  return both;
 }
 
 trust::SignatureCheck check_package_signature(int fd, std::uint64_t header_len, std::uint64_t signature_size,

@@ -20,9 +20,10 @@ class UntrustedError : public common::Error {
 /// beside ai_core/ (which goes with the last package; the policy stays).
 std::filesystem::path library_policy_file(const std::filesystem::path& library_root);
 
-/// The keys a package must be signed by to install here, when a policy applies: the
-/// --trusted-keys file, else SKB_TRUSTED_KEYS, else the library's policy file when it exists.
-/// nullopt: no policy. Throws common::Error for a file that cannot be read or parsed.
+/// The keys a package must be signed by to install here, when a policy applies: those of the
+/// user's (the --trusted-keys file, else SKB_TRUSTED_KEYS) that the library's policy file, when
+/// it exists, trusts too: a user's set narrows the administrator's, never widens it. nullopt: no
+/// policy. Throws common::Error for a file that cannot be read or parsed.
 std::optional<trust::TrustedKeys> trust_policy(const std::string& option, const std::filesystem::path& library_root);
 
 /// The signature of a verified .run (verify_run_file first): the signature_size bytes after its

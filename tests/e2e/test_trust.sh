@@ -158,6 +158,19 @@ cp ci1.pub "$XDG_CONFIG_HOME/skb/trusted-keys"
 expect_eq "$(build d4 "file://$PWD/store.clean?mode=ro")" 0 "compiles on CI's store once CI's key is trusted"
 rm "$XDG_CONFIG_HOME/skb/trusted-keys"
 
+step "a build's local store trusts the keys its builds sign with, whatever keys the build was given"
+mkdir -p empty_store
+for signer in "" ci2.key; do  # the user's own key, then one given
+  local_store=$PWD/local_${signer:-own}
+  first=$(SKB_CACHE_DIR=$local_store build "lt1${signer}" "file://$PWD/empty_store?mode=ro" --trusted-keys ci1.pub \
+    ${signer:+--sign-key "$signer"})
+  expect_eq "$first" "$planned" "compiles of a first build trusting only CI (signer ${signer:-own})"
+  again=$(SKB_CACHE_DIR=$local_store build "lt2${signer}" "file://$PWD/empty_store?mode=ro" --trusted-keys ci1.pub \
+    ${signer:+--sign-key "$signer"})
+  expect_eq "$again" 0 "compiles of the same build again, on its local store (signer ${signer:-own})"
+  expect_eq "$(cache_stat "lt2${signer}" untrusted)" 0 "entries of its own local store refused (signer ${signer:-own})"
+done
+
 step "read-only consumers on redis and nginx WebDAV"
 start_redis "$PWD/redis"
 build rd1 "$SKB_REDIS_URL/2" --sign-key ci1.key >/dev/null
@@ -226,6 +239,22 @@ rc=0; sh "$unsigned" --install-path "$PWD/lib-policy" 2>unsigned.err || rc=$?
 expect_eq "$rc" 4 "exit status of an unsigned package under the library's policy"
 grep -q "is unsigned, and $PWD/lib-policy/opp/static_kernel/trusted-keys requires a signature" unsigned.err ||
   fail "$(cat unsigned.err)"
+# A user's keys narrow the administrator's policy, never widen it.
+by_dev=$(SKB_SIGNING_KEY=$PWD/dev.key build_package "$dump" dpkg "${warm[@]}")
+for how in option env; do
+  rc=0
+  if [ "$how" = option ]; then
+    sh "$by_dev" --install-path "$PWD/lib-policy" --trusted-keys "$PWD/dev.pub" 2>widen.err || rc=$?
+  else
+    SKB_TRUSTED_KEYS=$PWD/dev.pub sh "$by_dev" --install-path "$PWD/lib-policy" 2>widen.err || rc=$?
+  fi
+  expect_eq "$rc" 4 "a package the user's keys ($how) trust and the library's policy does not"
+  grep -q "signed by dev-x, a key that $PWD/dev.pub (within the library's $PWD/lib-policy/opp/static_kernel/trusted-keys) does not trust" \
+    widen.err || fail "$how: $(cat widen.err)"
+done
+[ ! -e lib-policy/opp/static_kernel/ai_core ] || fail "a package the library's policy refuses wrote into it"
+mkdir -p lib-both/opp/static_kernel && cp ci1.pub lib-both/opp/static_kernel/trusted-keys
+sh "$signed" --install-path "$PWD/lib-both" --trusted-keys "$PWD/ci1.pub" -q || fail "a package both trust"
 rc=0; SKB_TRUSTED_KEYS=$PWD/ci1.pub sh "$unsigned" --check >/dev/null 2>&1 || rc=$?
 expect_eq "$rc" 4 "exit status of --check of an unsigned package under SKB_TRUSTED_KEYS"
 sh "$unsigned" --install-path "$PWD/lib-none" 2>none.err
