@@ -1,5 +1,7 @@
 #include "trust/trusted_keys.h"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include "common/error.h"
@@ -44,6 +46,26 @@ TrustedKeys parse_trusted_keys(const std::string& source, std::string_view text)
   return set;
 }
 
+namespace {
+
+// A trust file decides which code runs: one that others may change, or replace in its folder, is
+// refused, as ssh refuses such an authorized_keys (a folder with the sticky bit, /tmp's, is fine).
+void refuse_if_others_may_change(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    throw Error(
+        fmt::format("{}: permissions {:04o} let others change which keys are trusted; expected no write "
+                    "permission for group and others (chmod go-w {})",
+                    file.string(), st.st_mode & 07777, file.string()));
+  std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
+  if (::stat(folder.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
+    throw Error(
+        fmt::format("{}: anyone may replace the trust file {} in this folder (permissions {:04o}; chmod o-w {})",
+                    folder.string(), file.string(), st.st_mode & 07777, folder.string()));
+}
+
+}  // namespace
+
 TrustedKeys read_trusted_keys(const std::filesystem::path& file) {
   std::string text;
   try {
@@ -51,6 +73,7 @@ TrustedKeys read_trusted_keys(const std::filesystem::path& file) {
   } catch (const Error& e) {
     throw Error(fmt::format("trusted keys: {}", e.what()));
   }
+  refuse_if_others_may_change(file);
   return parse_trusted_keys(file.string(), text);
 }
 

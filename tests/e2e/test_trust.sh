@@ -253,6 +253,17 @@ for how in option env; do
     widen.err || fail "$how: $(cat widen.err)"
 done
 [ ! -e lib-policy/opp/static_kernel/ai_core ] || fail "a package the library's policy refuses wrote into it"
+# A trust file others may change is refused, whoever reads it.
+mkdir -p lib-loose/opp/static_kernel && cp ci1.pub lib-loose/opp/static_kernel/trusted-keys
+chmod 666 lib-loose/opp/static_kernel/trusted-keys
+rc=0; sh "$signed" --install-path "$PWD/lib-loose" -q 2>loose.err || rc=$?
+expect_eq "$rc" 1 "an install under a policy file others may write"
+grep -q "trusted-keys: permissions 0666 let others change which keys are trusted" loose.err || fail "$(cat loose.err)"
+[ ! -e lib-loose/opp/static_kernel/ai_core ] || fail "an install under a policy file others may write wrote"
+chmod 644 lib-loose/opp/static_kernel/trusted-keys && chmod 777 lib-loose/opp/static_kernel
+rc=0; skb verify --trusted-keys lib-loose/opp/static_kernel/trusted-keys "$signed" >/dev/null 2>loose.err || rc=$?
+[ "$rc" -ne 0 ] || fail "skb verify took a trust file in a folder anyone may write to"
+grep -q "anyone may replace the trust file" loose.err || fail "$(cat loose.err)"
 mkdir -p lib-both/opp/static_kernel && cp ci1.pub lib-both/opp/static_kernel/trusted-keys
 sh "$signed" --install-path "$PWD/lib-both" --trusted-keys "$PWD/ci1.pub" -q || fail "a package both trust"
 rc=0; SKB_TRUSTED_KEYS=$PWD/ci1.pub sh "$unsigned" --check >/dev/null 2>&1 || rc=$?
