@@ -23,6 +23,10 @@ constexpr const char* kStub = R"STUB(#!/bin/sh
 # without copying itself (but the hash of the installer, which runs beside its unpacking): the
 # LOCAL_WORLD_SIZE copies of this script that the ranks of a node start at once spend most of
 # their time starting programs, and they unpack the installer once between them.
+# All of it is one block, which sh reads whole before it runs any of it: a read of this file that
+# fails part way (an I/O error, which sh takes for the end of the file) is then a syntax error,
+# never a run that did half of its work and exits 0.
+{{
 set -eu
 umask 022
 {4}
@@ -258,6 +262,7 @@ done
 [ -n "$skb_file" ] ||
   skb_die "no folder with $skb_need_kb KiB free that allows running programs (tried \$TMPDIR, /tmp, /var/tmp, /dev/shm, \$HOME); set TMPDIR"
 skb_run "$skb_file" "$@"
+}}
 )STUB";
 
 }  // namespace
