@@ -48,10 +48,25 @@ inline CLI::Validator number_in(double min, double max) {
       fmt::format("NUMBER in [{}, {}]", show(min), show(max)));
 }
 
+/// CLI11's help, but its usage line leaves out " [SUBCOMMAND]" when every subcommand is internal
+/// (in no group, so the help lists none).
+class UsageFormatter : public CLI::Formatter {
+ public:
+  std::string make_usage(const CLI::App* app, std::string name) const override {
+    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+    const std::string_view listed = " [SUBCOMMAND]";
+    if (app->get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); }).empty())
+      if (std::size_t at = usage.find(listed); at != std::string::npos) usage.erase(at, listed.size());
+    return usage;
+  }
+};
+
 /// Parses a command line, and gives what the program returns when it is not to go on: --help and
 /// --version print their text (0); any other fault is one error in the users' format, `<program>:
 /// error: <what>; `<program> --help` lists the options`, and 2 (a bad command line).
 inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const Diag& diag) {
+  app.formatter(std::make_shared<UsageFormatter>());
+  if (app.get_name().empty()) app.name(diag.program());  // not argv[0]'s path
   try {
     app.parse(argc, argv);
     return std::nullopt;

@@ -71,7 +71,7 @@ Exit status: 0 measured (whatever the verdicts), 1 error (no kernel measured inc
 evidence kept is then the last measurement's), 2 bad command line.
 
 Example:
-  skb bench --install-path /opt/skb dump/ --budget 60
+  skb bench --install-path /opt/opp-root dump/ --budget 60
 )";
 
 namespace {

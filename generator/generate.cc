@@ -245,6 +245,11 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     diag.warning(fmt::format("SoC {} is not in the SoC table ({}); its index folder is config/{}/", tc.soc_version,
                              (default_templates_dir() / "socs.json").string(), tc.soc));
   Discovery found = discover(o.op_params_dirs);
+  if (found.files.empty() && found.not_files.empty()) {
+    std::string where;
+    for (const auto& d : o.op_params_dirs) where += (where.empty() ? "" : ", ") + d.string();
+    diag.warning(fmt::format("no op records in {}: the build has no kernels", where));
+  }
   store::LocalConfig local = store::resolve_local(o.local);  // a bad skb.conf fails here
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());

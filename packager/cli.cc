@@ -290,7 +290,11 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       "skb-package: bundles the kernels built by skb-generate and ninja into\n"
       "static_kernel_<YYYYMMDDHHMMSS>_<digest>.run, a self-extracting, self-verifying installer.\n"
       "With -p it does the whole job, and takes CANN's op_compiler command line.");
-  app.set_version_flag("--version", std::string("skb-package ") + common::kVersion);
+  // op_compiler runs this program with --cann-output first: its help and version say which it is.
+  const bool as_op_compiler = argc > 1 && std::string_view(argv[1]) == "--cann-output";
+  app.name(as_op_compiler ? "op_compiler" : "skb-package");
+  app.set_version_flag("--version", as_op_compiler ? fmt::format("op_compiler (skb-package {})", common::kVersion)
+                                                   : std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
   std::string build_dir, output, records_from, stamp, name;
   WholeJob job;
@@ -327,7 +331,8 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       ->envname("SKB_LAUNCHER");
   app.add_option("--cache", job.cache, "Whole job: kernel store URL, as for skb-generate (default: $SKB_CACHE)");
   app.add_flag("--cache-read-only", job.cache_read_only, "Whole job: take kernels from the store, never write");
-  app.add_option("--cache-max-size", job.cache_max_size, "Whole job: cap of a file:// store, e.g. 20G");
+  app.add_option("--cache-max-size", job.cache_max_size, "Whole job: cap of a file:// store, e.g. 20G")
+      ->transform(CLI::AsSizeValue(false));  // the same check and help as skb-generate's
   app.add_option("--sign-key", job.sign_key,
                  "Private key that signs the package (and, in the whole job, what the build stores)")
       ->envname("SKB_SIGNING_KEY");

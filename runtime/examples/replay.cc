@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <random>
 
 #include "common/cli_parse.h"
@@ -126,7 +127,7 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
       "      (the calls with no static kernel written into MISSES as op records: skb-package -p MISSES\n"
       "      --base OLD.run builds exactly their kernels)\n\n"
       "The reference is written apart from the templates: plain loops in double precision over the whole\n"
-      "index space (and itself checked against numpy by the tests).\n\n"
+      "index space.\n\n"
       "Exit status: 0 when every call that found a kernel matched its reference; 1 when one differed, or\n"
       "the dumps hold no valid op record, or the library cannot be opened; 2 a bad command line.",
       "skb-replay"};
@@ -154,6 +155,8 @@ int replay_main(int argc, char** argv, skb::common::Diag& diag) {
   app.set_version_flag("--version", fmt::format("skb-replay {}", skb::common::kVersion));
   if (std::optional<int> done = skb::common::parse_command_line(app, argc, argv, diag)) return *done;
 
+  if (const char* env = std::getenv("SKB_INSTALL_PATH"); install_path.empty() && (!env || !*env))
+    throw Error("which operator library? give --install-path DIR or set SKB_INSTALL_PATH");
   skb_runtime* rt = nullptr;
   if (skb_runtime_open(install_path.empty() ? nullptr : install_path.c_str(), soc.empty() ? nullptr : soc.c_str(),
                        &rt) != SKB_OK)

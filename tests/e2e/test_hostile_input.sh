@@ -27,6 +27,14 @@ for f in "$corpus"/op_record/hostile_*; do
 done
 [ "$n" -ge 20 ] || fail "only $n hostile records in the corpus"
 
+step "a folder with no op record: said, and an empty build"
+mkdir -p no_records
+skb-generate -p no_records -o no_records_out 2>no_records.err || fail "an empty folder failed: $(cat no_records.err)"
+grep -q "warning: no op records in no_records: the build has no kernels" no_records.err || fail "$(cat no_records.err)"
+rc=0; env -u SKB_INSTALL_PATH skb-replay no_records 2>replay.err || rc=$?
+expect_eq "$rc" 1 "skb-replay with no operator library"
+grep -q "give --install-path DIR or set SKB_INSTALL_PATH" replay.err || fail "$(cat replay.err)"
+
 step "hostile toolchain profiles"
 m=0
 for f in "$corpus"/toolchain_profile/hostile_*; do

@@ -31,6 +31,8 @@ expect_eq "$rc" 2 "exit status for an unknown option"
 # SIGPIPE would fail the pipeline)
 help=$(op_compiler --help)
 grep -q -- "--op_params_dir" <<<"$help" || fail "--help does not list --op_params_dir"
+grep -q "^Usage: op_compiler \[OPTIONS\]" <<<"$help" || fail "--help's usage line: $(grep Usage <<<"$help")"
+[[ "$(op_compiler --version)" == "op_compiler (skb-package "* ]] || fail "--version: $(op_compiler --version)"
 
 step "torchair's exact argv: -p -v -j -o, then -l error and -f true; SKB_LAUNCHER prefixes its compiles"
 # torchair's argv has no --launcher: the environment is how its compiles reach ccache or distcc.
