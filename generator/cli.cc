@@ -141,7 +141,7 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--trusted-keys", o.trusted_keys,
                  "Trust file: a store entry is used only when one of its keys signed it")
       ->envname("SKB_TRUSTED_KEYS");
-  app.add_flag("-q,--quiet", quiet, "Print errors only");
+  app.add_flag("-q,--quiet", quiet, "Print warnings and errors only");
   bool report_quiet = false;
   app.add_flag("--report-quiet", report_quiet, "Internal (op_compiler -l error): the store report prints errors only")
       ->group("");

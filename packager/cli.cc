@@ -49,7 +49,7 @@ Two ways to run it:
 
 op_compiler's options are all taken, long and short: --op_params_dir/-p, --soc_version/-v,
 --job/-j, --output/-o, --log/-l debug|info|warning|error|null (debug also shows every compile
-command; warning, error and null print errors only), --count (print how many record files -p
+command; warning, error and null print warnings and errors only), --count (print how many record files -p
 finds, and stop), and what torchair adds: -f true|false (accepted; nothing in skb depends on
 it), --enable_super_kernel and --super_kernel_options k=v:... (accepted; skb builds no super
 kernels: each kernel is compiled and packed on its own, and one warning says so).
@@ -310,7 +310,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
                  "Leave out the static kernels that skb bench's evidence FILE (of the target's machine class) "
                  "found slower than their dynamic twins; the manifest says which and why");
   app.add_flag("--force", force, "Replace an existing package of the same name and other contents");
-  app.add_flag("-q,--quiet", job.quiet, "Print errors only");
+  app.add_flag("-q,--quiet", job.quiet, "Print warnings and errors only");
   app.add_option("-p,--op-params-dir,--op_params_dir", job.dirs,
                  "Whole job: op-statistics folder (repeatable), as for skb-generate");
   app.add_option("-v,--soc,--soc_version", job.soc, "Whole job: SoC version (Ascend910B3, ...) or architecture")
