@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "packager/format/run_header.h"
 #include "packager/install/library.h"
 #include "packager/install/options.h"
 #include "packager/install/payload_reader.h"
@@ -43,6 +44,24 @@ void remove_node_lock(const std::string& dir) {
   }
 }
 
+// The header's fields as skb verify and skb-install run bare read them are the values the stub
+// read as sh variables and passed on: a field sh reads otherwise (`skb_signature_size=0 `, a
+// number followed by blanks) is a malformed header, here as there.
+void refuse_other_reading(int fd, const Args& a) {
+  std::string header(a.header_len, '\0');
+  if (!pread_full(fd, header.data(), header.size(), 0)) throw VerifyError("the header cannot be read");
+  using packager::run_header_number, packager::run_header_value;
+  if (run_header_value(header, "skb_package") != a.package_name ||
+      run_header_number(header, "skb_payload_offset") != a.payload_offset ||
+      run_header_number(header, "skb_payload_size") != a.payload_size ||
+      run_header_value(header, "skb_payload_sha256") != a.payload_sha256 ||
+      run_header_number(header, "skb_signature_size") != a.signature_size ||
+      run_header_number(header, "skb_installer_offset") != a.installer_offset ||
+      run_header_number(header, "skb_installer_size") != a.installer_size ||
+      run_header_value(header, "skb_installer_sha256") != a.installer_sha256)
+    throw VerifyError("the header's fields are not what its shell part read from them: the header is malformed");
+}
+
 PayloadSource open_payload(const Args& a, int& fd) {
   fd = ::open(a.run_file.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw common::Error(fmt::format("{}: cannot open", a.run_file));
@@ -50,6 +69,7 @@ PayloadSource open_payload(const Args& a, int& fd) {
     // The stub checked this program only: the file's length and its header (which gave the
     // payload's offsets and hash) are checked here, before anything of the payload is used.
     verify_run_file(fd, a.header_len, a.payload_offset + a.payload_size);
+    refuse_other_reading(fd, a);
   } catch (...) {
     ::close(fd);
     throw;

@@ -62,6 +62,23 @@ done
 [ ! -e /tmp/skb_evil_absolute.so ] || fail "an absolute path was written"
 [ ! -e "$PWD/evil.so" ] && [ ! -e "$(dirname "$PWD")/evil.so" ] || fail "a .. path was written"
 
+step "a header field sh reads otherwise than skb does (blanks after a number), its hash line recomputed"
+python3 - "$run" spaced.run <<'PY'
+import hashlib, re, sys
+data = open(sys.argv[1], "rb").read()
+n = int(re.search(rb"^skb_header_len=(\d+)$", data, re.M).group(1))
+head = data[:n].replace(b"skb_signature_size=0\n", b"skb_signature_size=0   \n", 1)
+head = head.replace(b"# A self-extracting installer", b"# A self-extracting instal", 1)  # the same length
+assert len(head) == n
+open(sys.argv[2], "wb").write(head + hashlib.sha256(head).hexdigest().encode() + b"\n" + data[n + 65:])
+PY
+rc=0; sh spaced.run --install-path="$PWD/lib_spaced" 2>spaced.err || rc=$?
+expect_eq "$rc" 3 "install of a header with blanks after a number"
+grep -q "skb_signature_size=0    is not a number" spaced.err || fail "$(cat spaced.err)"
+[ ! -e lib_spaced/opp/static_kernel/ai_core ] || fail "a malformed header installed"
+rc=0; skb verify spaced.run 2>/dev/null || rc=$?
+expect_eq "$rc" 3 "skb verify of the same header"
+
 step "a symlink planted as the soc's index folder is refused before anything changes"
 mkdir -p outside planted/opp/static_kernel/ai_core/config
 ln -s "$PWD/outside" planted/opp/static_kernel/ai_core/config/host
