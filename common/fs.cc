@@ -12,8 +12,11 @@
 #include <cerrno>
 #include <charconv>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -316,15 +319,59 @@ bool remove_file(const fs::path& path) {
   throw IoError(fmt::format("{}: cannot remove: {}", path.string(), errno_text()));
 }
 
-bool is_live_temp(std::string_view file) {
+namespace {
+
+// When process pid started, in nanoseconds of the realtime clock; nothing when it cannot be told
+// (/proc/<pid>/stat's 22nd field, clock ticks after boot, placed by the boot time).
+std::optional<std::int64_t> process_start_ns(pid_t pid) {
+  std::optional<std::string> stat;
+  try {
+    stat = read_file_if_exists(fmt::format("/proc/{}/stat", pid), 4096);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!stat) return std::nullopt;
+  std::size_t close = stat->rfind(')');  // the name in parentheses may hold blanks
+  if (close == std::string::npos || close + 2 > stat->size()) return std::nullopt;
+  std::string_view rest = std::string_view(*stat).substr(close + 2);  // field 3 (state) on
+  for (int i = 3; i < 22; ++i) {                                      // to field 22 (starttime)
+    std::size_t blank = rest.find(' ');
+    if (blank == std::string_view::npos) return std::nullopt;
+    rest.remove_prefix(blank + 1);
+  }
+  std::string_view field = rest.substr(0, rest.find(' '));
+  unsigned long long ticks = 0;
+  auto [end, ec] = std::from_chars(field.data(), field.data() + field.size(), ticks);
+  long hz = ::sysconf(_SC_CLK_TCK);
+  if (ec != std::errc() || hz <= 0) return std::nullopt;
+  timespec real{}, boot{};
+  ::clock_gettime(CLOCK_REALTIME, &real);
+  ::clock_gettime(CLOCK_BOOTTIME, &boot);
+  std::int64_t booted = (real.tv_sec - boot.tv_sec) * 1'000'000'000LL + (real.tv_nsec - boot.tv_nsec);
+  return booted + static_cast<std::int64_t>(ticks) * (1'000'000'000LL / hz);
+}
+
+}  // namespace
+
+bool is_live_temp(const fs::path& path) {
+  const std::string file = path.filename().string();
   std::size_t at = file.find(".tmp.");
-  if (at == std::string_view::npos) return false;
+  if (at == std::string::npos) return false;
   const char* first = file.data() + at + 5;
   const char* last = file.data() + file.size();
   long pid = 0;
   auto [end, ec] = std::from_chars(first, last, pid);
   if (ec != std::errc() || end == first || pid <= 0 || pid > INT_MAX) return false;
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+  // A process of that number runs: it made the file only if it started before the file was last
+  // written (process numbers are reused, within seconds where many processes come and go).
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return false;  // gone: nothing to keep
+  std::optional<std::int64_t> started = process_start_ns(static_cast<pid_t>(pid));
+  if (!started) return true;  // cannot be told: kept
+  std::int64_t written = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  constexpr std::int64_t kSlack = 20'000'000;  // the start time's tick (10 ms) and the clocks' reading
+  return *started <= written + kSlack;
 }
 
 fs::path self_exe() {

@@ -119,9 +119,10 @@ bool remove_file(const std::filesystem::path& path);
 /// Absolute path of the running executable.
 std::filesystem::path self_exe();
 
-/// Whether `file`, a temp file's name with ".tmp.<pid>" in it, is that of a process still running:
-/// another build's work in progress, not a leftover of a killed one.
-bool is_live_temp(std::string_view file);
+/// Whether `path`, a temp file with ".tmp.<pid>" in its name, is that of a process still running
+/// (one of that number that started before the file was last written): another build's work in
+/// progress, not a leftover of a killed one.
+bool is_live_temp(const std::filesystem::path& path);
 
 /// The value of an environment variable, "" when it is unset.
 std::string env_or_empty(const char* name);

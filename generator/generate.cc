@@ -57,7 +57,7 @@ void tidy_kernel_dir(const fs::path& dir, const Plan& plan, const std::string& s
     std::smatch m;
     std::string file = it->path().filename().string();
     if (!std::regex_match(file, m, kKernelFile)) continue;
-    if (common::is_live_temp(file)) continue;                      // a compile running now, in a build beside this one
+    if (common::is_live_temp(it->path())) continue;                // a compile running now, in a build beside this one
     bool leftover_temp = file.find(".tmp.") != std::string::npos;  // of a killed compile
     if (leftover_temp || !names.count(m[1].str())) stale.push_back(it->path());
   }

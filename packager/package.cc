@@ -139,7 +139,8 @@ std::string make_delta(Collected& c, const fs::path& base_run) {
 // packages holds nothing but packages.
 void remove_dead_temps(const fs::path& dir) {
   for (const std::string& file : common::list_dir(dir))
-    if (file.rfind(".static_kernel", 0) == 0 && file.find(".tmp.") != std::string::npos && !common::is_live_temp(file))
+    if (file.rfind(".static_kernel", 0) == 0 && file.find(".tmp.") != std::string::npos &&
+        !common::is_live_temp(dir / file))
       common::remove_file(dir / file);
 }
 

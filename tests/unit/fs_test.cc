@@ -1,5 +1,6 @@
 #include "common/fs.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -213,17 +214,29 @@ TEST(WriteOutput, ReplacesARegularFileAndWritesThroughAnythingElse) {
   EXPECT_EQ(std::filesystem::status(dir / "fifo").type(), std::filesystem::file_type::fifo);
 }
 
-// A temp file is another build's work while its process runs, a leftover once it has ended.
+// A temp file is another build's work while its process runs, a leftover once it has ended, or
+// when the process of its number started after the file was written (a number reused).
 TEST(Fs, ATempFileIsLiveWhileItsProcessRuns) {
-  EXPECT_TRUE(is_live_temp(fmt::format("Add_x.so.tmp.{}", ::getpid())));
-  EXPECT_TRUE(is_live_temp(fmt::format("Add_x.tmp.{}.link-input.o", ::getpid())));
+  const std::filesystem::path dir = test::scratch_dir();
+  auto temp = [&](const std::string& name) {
+    test::write_text(dir / name, "x");
+    return dir / name;
+  };
+  EXPECT_TRUE(is_live_temp(temp(fmt::format("Add_x.so.tmp.{}", ::getpid()))));
+  EXPECT_TRUE(is_live_temp(temp(fmt::format("Add_x.tmp.{}.link-input.o", ::getpid()))));
+  EXPECT_FALSE(is_live_temp(dir / fmt::format("Add_x.o.tmp.{}", ::getpid())));  // no such file
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) ::_exit(0);
   ASSERT_EQ(::waitpid(child, nullptr, 0), child);
-  EXPECT_FALSE(is_live_temp(fmt::format("Add_x.so.tmp.{}", child)));
+  EXPECT_FALSE(is_live_temp(temp(fmt::format("Add_x.so.tmp.{}", child))));
+  // A file last written before this process started: a process of the same number made it.
+  std::filesystem::path before = temp(fmt::format("Add_y.so.tmp.{}", ::getpid()));
+  timespec old[2] = {{1'000'000'000, 0}, {1'000'000'000, 0}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, before.c_str(), old, 0), 0);
+  EXPECT_FALSE(is_live_temp(before));
   for (const char* name : {"Add_x.so", "Add_x.so.tmp.", "Add_x.so.tmp.abc", "Add_x.so.tmp.0", "Add_x.so.tmp.-1"})
-    EXPECT_FALSE(is_live_temp(name)) << name;
+    EXPECT_FALSE(is_live_temp(temp(name))) << name;
 }
 
 }  // namespace
