@@ -116,8 +116,7 @@ CompilerRun compile_into(const CompileStep& s, const fs::path& tmp, const fs::pa
     run.output += r.output;
   }
   std::fwrite(run.output.data(), 1, run.output.size(), stderr);
-  std::error_code ec;
-  fs::remove(obj, ec);
+  common::remove_file(obj);  // one that cannot be removed fails the step: a kernel is never done beside it
   return run;
 }
 
@@ -276,7 +275,7 @@ void remove_leftover_temps(const CompileStep& s) {
   const std::string prefix = s.name + ".";
   for (const std::string& file : common::list_dir(s.dir))
     if (file.rfind(prefix, 0) == 0 && file.find(".tmp.", prefix.size() - 1) != std::string::npos &&
-        !common::is_live_temp(file))
+        !common::is_live_temp(s.dir / file))
       common::remove_file(s.dir / file);
 }
 
@@ -312,8 +311,9 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
   }
   auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
   auto check = [&](const store::EntryFiles& f) { return entry_mismatch(s, f); };
-  // Complete when the lookup ran and removed or damaged since: looked up now, as it would have been.
-  if (store && !looked_up) {
+  // Not found missing by the lookup (complete then, or published by it) and removed or damaged
+  // since: looked up now, as it would have been.
+  if (store && looked_up != kMissed) {
     if (auto files = store->fetch(s.name, check)) {
       publish_entry(s, *files);
       return 0;

@@ -155,7 +155,7 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
   }
   if (in.cache) {  // after everything else, so that its line is the build's last
     // Every kernel too: a rebuild whose package comes out the same (restat) still counts its steps.
-    std::string records = all == kernels ? all : kernels + all;
+    std::string records = in.skb_package.empty() ? kernels : kernels + all;
     line("rule cache_report");
     line("  command = $skb cache-report --dir .{}", in.quiet ? " --quiet" : "");
     line("  description = Kernel store report");

@@ -72,7 +72,7 @@ expect_eq "$(ninja -C f2 | tail -1)" "ninja: no work to do." "second ninja on a 
 step "file store: a kernel removed from a packaged build is taken from the store; each build counts its own"
 skb-generate -p dump -o p1 -q --cache "file://$PWD/store" --launcher "$PWD/count_cc"
 COMPILE_LOG=$PWD/p1.compiles ninja -C p1 >p1.log 2>&1 || { cat p1.log >&2; fail "packaged build on a warm store"; }
-for i in 1 2; do  # twice at once: the second's package is the same, so its edge is restat away
+for i in 1 2; do  # twice in a row: a second in the same second makes the same package, which restat skips
   k=$(cd p1/kernel_meta && ls -- *.so | sed -n "${i}p")
   rm "p1/kernel_meta/$k" "p1/kernel_meta/${k%.so}.json"
   COMPILE_LOG=$PWD/p1.compiles ninja -C p1 >"p1.$i.log" 2>&1 || { cat "p1.$i.log" >&2; fail "rebuild $i"; }
