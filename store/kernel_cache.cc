@@ -272,8 +272,9 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
     if (!files) continue;
     --t.stats->misses, ++t.stats->hits;
     --stats_.total.misses, ++stats_.total.hits;
-    // A shared hit is kept locally as it is, signature and all: the local tier is checked the
-    // same way, so it never turns an entry into one more trusted than it was.
+    // A shared hit is kept locally as it is, signature and all: the local tier checks it against
+    // the build's keys and the user's own signing keys, never turning an entry the shared tier
+    // refuses into one it takes.
     for (std::size_t j = 0; j < i; ++j) put(tiers_[j], name, *object);
     return files;
   }
@@ -287,11 +288,15 @@ std::optional<EntryFiles> KernelCache::fetch(const std::string& name,
 namespace {
 trust::TrustedKeys local_trusted_keys_of(const Settings& s) {
   trust::TrustedKeys keys = trusted_keys_of(s);
-  std::vector<trust::PublicKey> own = {signer_of(s).public_key()};
-  if (common::path_exists(trust::own_key_file())) own.push_back(trust::own_signing_key().public_key());
+  std::vector<trust::PublicKey> own;  // read, never made: a build that has none signs nothing with it
+  try {
+    if (!s.signing_key.empty()) own.push_back(trust::read_signing_key(s.signing_key).public_key());
+    if (common::path_exists(trust::own_key_file())) own.push_back(trust::own_signing_key().public_key());
+  } catch (const common::Error&) {  // one that cannot be read: its entries are not taken, the tier still serves
+  }
   bool added = false;
   for (const trust::PublicKey& k : own) {
-    if (keys.find(k.name)) continue;
+    if (keys.find(k.name)) continue;  // one of that name trusted already (another key of that name is not added)
     keys.add(k);
     added = true;
   }

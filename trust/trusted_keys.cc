@@ -48,20 +48,23 @@ TrustedKeys parse_trusted_keys(const std::string& source, std::string_view text)
 
 namespace {
 
-// A trust file decides which code runs: one that others may change, or replace in its folder, is
-// refused, as ssh refuses such an authorized_keys (a folder with the sticky bit, /tmp's, is fine).
+// A trust file decides which code runs: one that others may write, or replace in its folder, is
+// refused, as ssh refuses such an authorized_keys (a folder with the sticky bit, /tmp's, is fine;
+// so is a group's write, which a umask of 002 gives every file of a user's private group). A
+// symlink's target and its folder are what count.
 void refuse_if_others_may_change(const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(file, ec);
+  if (ec) throw Error(fmt::format("trusted keys: {}: {}", file.string(), ec.message()));
   struct stat st {};
-  if (::stat(file.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-    throw Error(
-        fmt::format("{}: permissions {:04o} let others change which keys are trusted; expected no write "
-                    "permission for group and others (chmod go-w {})",
-                    file.string(), st.st_mode & 07777, file.string()));
-  std::filesystem::path folder = std::filesystem::absolute(file).parent_path();
+  if (::stat(real.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) != 0)
+    throw Error(fmt::format("{}: permissions {:04o} let others change which keys are trusted (chmod o-w {})",
+                            real.string(), st.st_mode & 07777, real.string()));
+  std::filesystem::path folder = real.parent_path();
   if (::stat(folder.c_str(), &st) == 0 && (st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0)
     throw Error(
         fmt::format("{}: anyone may replace the trust file {} in this folder (permissions {:04o}; chmod o-w {})",
-                    folder.string(), file.string(), st.st_mode & 07777, folder.string()));
+                    folder.string(), real.string(), st.st_mode & 07777, folder.string()));
 }
 
 }  // namespace

@@ -51,7 +51,8 @@ void refuse_other_reading(int fd, const Args& a) {
   std::string header(a.header_len, '\0');
   if (!pread_full(fd, header.data(), header.size(), 0)) throw VerifyError("the header cannot be read");
   using packager::run_header_number, packager::run_header_value;
-  if (run_header_value(header, "skb_package") != a.package_name ||
+  if (run_header_number(header, "skb_header_len") != a.header_len ||
+      run_header_value(header, "skb_package") != a.package_name ||
       run_header_number(header, "skb_payload_offset") != a.payload_offset ||
       run_header_number(header, "skb_payload_size") != a.payload_size ||
       run_header_value(header, "skb_payload_sha256") != a.payload_sha256 ||
