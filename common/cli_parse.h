@@ -72,12 +72,12 @@ inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** arg
     return std::nullopt;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);
-    std::string command = diag.program();  // the (sub)command whose options were being read
+    std::string command = app.get_name();  // the (sub)command whose options were being read
     for (const CLI::App* at = &app; !at->get_subcommands().empty();) {
       at = at->get_subcommands().front();
       command += " " + at->get_name();
     }
-    diag.error(fmt::format("{}; `{} --help` lists the options", e.what(), command));
+    Diag(app.get_name()).error(fmt::format("{}; `{} --help` lists the options", e.what(), command));
     return 2;
   }
 }

@@ -42,10 +42,13 @@ namespace {
 
 // posix_spawnp, but the child gets SIGTERM when this process dies, even by SIGKILL (the job's
 // ninja would otherwise build on and publish what the caller took for failed). Returns 0 or the
-// errno of the start, as posix_spawnp does. Called with the forwarded signals blocked; the child
-// unblocks them (mask `child_mask`) with their handlers reset, just before it runs the program.
-int spawn_tied(pid_t* pid, const std::vector<char*>& args, int out_fd, Output output, const sigset_t& child_mask) {
-  std::string program = find_program(args[0]);
+// errno of the start, as posix_spawnp does (`program`: argv[0] found on PATH, empty when it is
+// not; no script is run through sh, as execvp would). Called with the forwarded signals blocked;
+// the child unblocks them (mask `child_mask`) with their handlers reset, just before it runs the
+// program. A child that inherits SIGTERM ignored (a job started so) ignores this one too, unless
+// it handles SIGTERM itself, as ninja does.
+int spawn_tied(pid_t* pid, const std::string& program, const std::vector<char*>& args, int out_fd, Output output,
+               const sigset_t& child_mask) {
   if (program.empty()) return ENOENT;
   int report[2];  // the child's exec errno, if it fails; closed on a successful exec
   if (::pipe2(report, O_CLOEXEC) != 0) return errno;
@@ -99,6 +102,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   // Under ForwardSignals, the signals it passes on wait, blocked, until the child's pid is known
   // (the child starts with the mask as it was); one that came before is an Interrupted now.
   const bool forwarding = detail::forwarding_signals();
+  const std::string program = forwarding ? find_program(argv[0]) : "";  // what may throw, before the mask
   sigset_t before;
   if (forwarding) {
     sigset_t stop = detail::forwarded_signals();
@@ -118,7 +122,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, Output output) {
   pid_t pid = -1;
   int rc = 0;
   if (forwarding) {
-    rc = spawn_tied(&pid, args, pipefd[1], output, before);
+    rc = spawn_tied(&pid, program, args, pipefd[1], output, before);
   } else {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);

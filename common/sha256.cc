@@ -57,12 +57,18 @@ bool is_sha256_hex(std::string_view s) {  // a table, no branch a digit: called 
 
 std::string sha256_file(const std::filesystem::path& path) {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw IoError(fmt::format("{}: cannot open for reading: {}", path.string(), std::strerror(errno)));
+  if (!f) {
+    int e = errno;
+    throw IoError(fmt::format("{}: cannot open for reading: {}", path.string(), std::strerror(e)));
+  }
   Sha256 h;
   char buf[1 << 16];
   std::size_t n;
   while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) h.update(buf, n);
-  if (std::ferror(f.get())) throw IoError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
+  if (std::ferror(f.get())) {
+    int e = errno;
+    throw IoError(fmt::format("{}: cannot read: {}", path.string(), std::strerror(e)));
+  }
   return h.hex();
 }
 

@@ -13,7 +13,7 @@ for f in bin/skb-generate bin/skb-package libexec/skb/skb-install libexec/skb/sk
          lib/cmake/skb/skbConfig.cmake lib/cmake/skb/skbConfigVersion.cmake lib/cmake/skb/skbFunctions.cmake; do
   [ -e "prefix/$f" ] || fail "not installed: $f"
 done
-expect_eq "$(prefix/libexec/skb/compat/op_compiler --version)" "$(prefix/bin/skb-package --version)" \
+expect_eq "$(prefix/libexec/skb/compat/op_compiler --version)" "op_compiler ($(prefix/bin/skb-package --version))" \
   "the installed op_compiler entry runs the installed skb-package"
 # no path of the source or build tree in the programs' data (debug info may name them; so do
 # sanitizers, for their reports, so a sanitized build is not checked)
