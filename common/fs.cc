@@ -239,8 +239,12 @@ void sync_folder(const fs::path& dir) { fsync_dir(dir); }
 void ensure_real_dir(const fs::path& dir) {
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST)
     throw Error(fmt::format("{}: cannot create: {}", dir.string(), errno_text()));
+  refuse_unless_real_dir(dir);
+}
+
+void refuse_unless_real_dir(const fs::path& dir) {
   struct stat st;
-  if (::lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+  if (lstat_of(dir, st) && !S_ISDIR(st.st_mode))
     throw Error(fmt::format("{}: not a folder (a symlink?): refused", dir.string()));
 }
 

@@ -93,6 +93,10 @@ bool write_if_changed(const std::filesystem::path& path, std::string_view conten
 /// a real folder, a symlink to one included (so that nothing is ever written through it).
 void ensure_real_dir(const std::filesystem::path& dir);
 
+/// ensure_real_dir's check without the mkdir: throws Error when something other than a real
+/// folder is at dir (a symlink to one included); nothing there is no error.
+void refuse_unless_real_dir(const std::filesystem::path& dir);
+
 /// Whether something is at path (symlinks not followed): false only when nothing is (ENOENT);
 /// throws IoError when it cannot be told (a file in place of a folder on the way included).
 bool path_exists(const std::filesystem::path& path);

@@ -10,7 +10,7 @@
 namespace skb::common {
 namespace {
 
-constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+using detail::kForwardedSignals;
 volatile std::sig_atomic_t g_signal = 0;
 std::atomic<bool> g_forwarding{false};
 std::atomic<pid_t> g_child{0};
@@ -34,16 +34,16 @@ ForwardSignals::ForwardSignals() {
   sa.sa_flags = SA_RESTART;
   sigemptyset(&sa.sa_mask);
   for (int i = 0; i < 3; ++i) {
-    ::sigaction(kSignals[i], &sa, &old_[i]);
+    ::sigaction(kForwardedSignals[i], &sa, &old_[i]);
     // One the process was told to ignore (nohup, a background job of a script) stays ignored.
-    if (old_[i].sa_handler == SIG_IGN) ::sigaction(kSignals[i], &old_[i], nullptr);
+    if (old_[i].sa_handler == SIG_IGN) ::sigaction(kForwardedSignals[i], &old_[i], nullptr);
   }
   g_forwarding = true;
 }
 
 ForwardSignals::~ForwardSignals() {
   g_forwarding = false;
-  for (int i = 0; i < 3; ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  for (int i = 0; i < 3; ++i) ::sigaction(kForwardedSignals[i], &old_[i], nullptr);
 }
 
 void throw_if_interrupted() {
@@ -55,7 +55,7 @@ bool forwarding_signals() { return g_forwarding; }
 sigset_t forwarded_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : kSignals) sigaddset(&set, sig);
+  for (int sig : kForwardedSignals) sigaddset(&set, sig);
   return set;
 }
 void set_signalled_child(pid_t child) { g_child = child; }

@@ -38,6 +38,8 @@ class ForwardSignals {
 void throw_if_interrupted();
 
 namespace detail {
+/// The signals ForwardSignals passes on.
+inline constexpr int kForwardedSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 /// run_process's part: whether signals are forwarded, and to which child (0: none).
 bool forwarding_signals();
 /// The signals ForwardSignals passes on (SIGINT, SIGTERM, SIGHUP), as a set to block.

@@ -64,10 +64,9 @@ int spawn_tied(pid_t* pid, const std::string& program, const std::vector<char*>&
     if (output == Output::kToStderr) ::dup2(2, 1);
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(128 + SIGTERM);  // it died before the prctl
-    sigset_t forwarded = detail::forwarded_signals();
-    for (int sig = 1; sig < NSIG; ++sig) {
+    for (int sig : detail::kForwardedSignals) {
       struct sigaction now {};
-      if (sigismember(&forwarded, sig) == 1 && ::sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_IGN) {
+      if (::sigaction(sig, nullptr, &now) == 0 && now.sa_handler != SIG_IGN) {
         now.sa_handler = SIG_DFL;
         ::sigaction(sig, &now, nullptr);
       }

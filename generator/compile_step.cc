@@ -297,6 +297,11 @@ void refuse_another_compiler(const CompileStep& s) {
                     compiler, then, now.empty() ? "gone" : now));
 }
 
+// What the store checks an entry against before it gives it: this step's kernel.
+auto entry_check(const CompileStep& s) {
+  return [&s](const store::EntryFiles& f) { return entry_mismatch(s, f); };
+}
+
 }  // namespace
 
 int run_compile_step(const CompileStep& s, const common::Diag& diag) {
@@ -310,7 +315,7 @@ int run_compile_step(const CompileStep& s, const common::Diag& diag) {
     if (looked_up == kFetched && already_built(s)) return 0;
   }
   auto store = s.cache_dir.empty() ? nullptr : store::KernelCache::open(s.cache_dir, diag);
-  auto check = [&](const store::EntryFiles& f) { return entry_mismatch(s, f); };
+  auto check = entry_check(s);
   // Not found missing by the lookup (complete then, or published by it) and removed or damaged
   // since: looked up now, as it would have been.
   if (store && looked_up != kMissed) {
@@ -357,7 +362,7 @@ std::set<std::string> prefetch_kernels(const std::vector<CompileStep>& steps, co
   for (const CompileStep& s : steps) {
     if (!store) break;
     if (already_built(s)) continue;
-    auto files = store->fetch(s.name, [&](const store::EntryFiles& f) { return entry_mismatch(s, f); });
+    auto files = store->fetch(s.name, entry_check(s));
     if (files) {
       publish_entry(s, *files);
       fetched.insert(s.name);

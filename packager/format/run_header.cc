@@ -50,4 +50,23 @@ std::uint64_t run_header_number(std::string_view header, const std::string& name
   return n;
 }
 
+RunHeaderFields parse_run_header(std::string_view header) {
+  RunHeaderFields f;
+  f.package = run_header_value(header, "skb_package");
+  f.header_len = run_header_number(header, "skb_header_len");
+  f.installer_offset = run_header_number(header, "skb_installer_offset");
+  f.installer_size = run_header_number(header, "skb_installer_size");
+  f.installer_sha256 = run_header_value(header, "skb_installer_sha256");
+  if (run_header_field(header, "skb_installer_unpacked_size"))
+    f.installer_unpacked_size = run_header_number(header, "skb_installer_unpacked_size");
+  f.installer_unpacked_sha256 = run_header_field(header, "skb_installer_unpacked_sha256").value_or("");
+  f.installer_unpacked_b2 = run_header_field(header, "skb_installer_unpacked_b2").value_or("");
+  f.base = run_header_field(header, "skb_base").value_or("");
+  f.payload_offset = run_header_number(header, "skb_payload_offset");
+  f.payload_size = run_header_number(header, "skb_payload_size");
+  f.payload_sha256 = run_header_value(header, "skb_payload_sha256");
+  f.signature_size = run_header_number(header, "skb_signature_size");
+  return f;
+}
+
 }  // namespace skb::packager

@@ -28,6 +28,11 @@ struct RunHeaderFields {
 /// The fields' lines, in the order the stub has them, each ending with a newline.
 std::string render_run_header_fields(const RunHeaderFields& f);
 
+/// The fields a header gives, as skb reads them (the stub reads them as sh variables): those the
+/// installer and skb verify run on must be there, a number must be digits only (VerifyError when
+/// not); the others are empty or 0 when a package made before they existed lacks them.
+RunHeaderFields parse_run_header(std::string_view header);
+
 /// The value of `name=<digits or hex>` at the start of a line of the header; nothing when absent.
 std::optional<std::string> run_header_field(std::string_view header, const std::string& name);
 

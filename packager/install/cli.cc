@@ -50,16 +50,11 @@ void remove_node_lock(const std::string& dir) {
 void refuse_other_reading(int fd, const Args& a) {
   std::string header(a.header_len, '\0');
   if (!pread_full(fd, header.data(), header.size(), 0)) throw VerifyError("the header cannot be read");
-  using packager::run_header_number, packager::run_header_value;
-  if (run_header_number(header, "skb_header_len") != a.header_len ||
-      run_header_value(header, "skb_package") != a.package_name ||
-      run_header_number(header, "skb_payload_offset") != a.payload_offset ||
-      run_header_number(header, "skb_payload_size") != a.payload_size ||
-      run_header_value(header, "skb_payload_sha256") != a.payload_sha256 ||
-      run_header_number(header, "skb_signature_size") != a.signature_size ||
-      run_header_number(header, "skb_installer_offset") != a.installer_offset ||
-      run_header_number(header, "skb_installer_size") != a.installer_size ||
-      run_header_value(header, "skb_installer_sha256") != a.installer_sha256)
+  packager::RunHeaderFields f = packager::parse_run_header(header);
+  if (f.header_len != a.header_len || f.package != a.package_name || f.payload_offset != a.payload_offset ||
+      f.payload_size != a.payload_size || f.payload_sha256 != a.payload_sha256 ||
+      f.signature_size != a.signature_size || f.installer_offset != a.installer_offset ||
+      f.installer_size != a.installer_size || f.installer_sha256 != a.installer_sha256)
     throw VerifyError("the header's fields are not what its shell part read from them: the header is malformed");
 }
 

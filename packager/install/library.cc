@@ -130,11 +130,7 @@ void Library::ensure_layout() {
 }
 
 std::unique_ptr<LibraryLock> Library::lock_for_removal(const LibraryOptions& o) {
-  for (const fs::path& d : {root_.parent_path(), root_}) {  // checked as install's ensure_real_dir, nothing made
-    struct stat st {};
-    if (common::path_exists(d) && (::lstat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)))
-      throw Error(fmt::format("{}: not a folder (a symlink?): refused", d.string()));
-  }
+  for (const fs::path& d : {root_.parent_path(), root_}) common::refuse_unless_real_dir(d);  // nothing made
   if (std::unique_ptr<LibraryLock> lock = LibraryLock::if_exists(lock_file(), o.lock_timeout, diag_)) return lock;
   // No lock file: a library skb made (its version.info says so) that was copied without it gets
   // one; any other folder, no library of skb's, is left as it is.
