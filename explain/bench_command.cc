@@ -298,13 +298,14 @@ int run_bench_command(const BenchCommand& b) {
     runtime::parse_payoff(common::parse_json(text));  // what the runtime will read back
     files.emplace_back(runtime::payoff_file(root, p->machine_class), std::move(text));
   }
+  // --output: the GPU's evidence when it measured any, else the CPU's; written first, so that an
+  // --output that cannot be written leaves the library as it was.
+  if (!b.output.empty()) common::write_output(b.output, files.back().second);
   {
     installer::LibraryLock lock(root.parent_path() / ("." + root.filename().string() + ".lock"), b.lock_timeout, diag);
     common::ensure_real_dir(root / "payoff");
     for (const auto& [file, text] : files) common::write_atomic(file, text);
   }
-  // --output: the GPU's evidence when it measured any, else the CPU's.
-  if (!b.output.empty()) common::write_output(b.output, files.back().second);
   for (std::size_t i = 0; i < written.size(); ++i)
     print_report(*written[i], files[i].first, std::chrono::duration<double>(Clock::now() - start).count());
   return 0;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "common/error.h"
 #include "common/json_input.h"
@@ -39,7 +41,8 @@ Commands:
   clean                      removes every entry
   evict --older-than 30d     removes entries not used for that long (s, m, h, d)
         --max-size 2G        and the least recently used ones until the store holds at most that
-  verify                     reads every entry again; a damaged one is removed and named
+  verify                     reads every entry again; a damaged one is removed and named, one not
+                             trusted (a signature that does not verify included) named and kept
   config [--json]            which stores a build here uses, and where each setting came from
 
 Builders, clean and evict may run at once on one store: each change is made under the lock of
@@ -87,8 +90,7 @@ std::string tier_line(const char* name, const store::Stats& s) {
       name, s.hits, s.misses, s.uploads, s.evictions, s.corrupt, s.untrusted, s.errors);
 }
 
-int stats(const CacheCommand& c) {
-  store::LocalConfig local = local_config(c);
+int stats(const CacheCommand& c, const store::LocalConfig& local) {
   store::Usage u = store::usage(local.dir);
   store::TierStats s = store::read_store_stats(local.dir);
   if (c.json) {
@@ -121,7 +123,9 @@ int config(const CacheCommand& c) {
   store::LocalFlags flags;
   flags.dir = c.dir;
   store::LocalConfig local = store::resolve_local(flags);
-  std::string why = local.dir.empty() ? "" : store::claim_private_dir(local.dir);
+  std::error_code ec;
+  const bool made = !local.dir.empty() && fs::symlink_status(local.dir, ec).type() != fs::file_type::not_found;
+  std::string why = made ? store::private_dir_problem(local.dir) : "";  // it reports; it makes nothing
   const char* shared = std::getenv("SKB_CACHE");
   const char* sign = std::getenv("SKB_SIGNING_KEY");
   const char* trusted = std::getenv("SKB_TRUSTED_KEYS");
@@ -145,8 +149,10 @@ int config(const CacheCommand& c) {
     print(fmt::format("local store   off (from {})\n", local.dir_from));
   else
     print(fmt::format("local store   {} (from {}){}\ncap           {} (from {})\n", local.dir.string(), local.dir_from,
-                      why.empty() ? "" : "\n              NOT USED: " + why, bytes_text(local.max_size),
-                      local.max_size_from));
+                      !why.empty() ? "\n              NOT USED: " + why
+                      : made       ? ""
+                                   : "\n              not made yet (the first build makes it, 0700)",
+                      bytes_text(local.max_size), local.max_size_from));
   print(fmt::format("shared store  {}\n", shared && *shared ? fmt::format("{} (from SKB_CACHE)", shared)
                                                             : std::string("none (--cache URL or SKB_CACHE)")));
   print(fmt::format("signing key   {} (from {})\n", j["signing_key"].get<std::string>(),
@@ -159,29 +165,26 @@ int config(const CacheCommand& c) {
 }  // namespace
 
 std::uint64_t parse_duration(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
+  std::uint64_t n = 0;  // digits only: no sign, no blank, no overflow
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
   std::uint64_t scale = unit.empty() || unit == "s" ? 1
                         : unit == "m"               ? 60
                         : unit == "h"               ? 3600
                         : unit == "d"               ? 86400
                                                     : 0;
-  if (used == 0 || text.front() == '-' || scale == 0)
+  if (ec != std::errc() || scale == 0 || n > std::numeric_limits<std::uint64_t>::max() / scale)
     throw Error(fmt::format("{}: expected a duration such as 30d, 12h, 90m or 3600s", text));
   return n * scale;
 }
 
 int run_cache_command(const CacheCommand& c) {
-  if (c.action == "stats") return stats(c);
   if (c.action == "config") return config(c);
   store::LocalConfig local = local_config(c);
   std::error_code ec;
+  if (fs::exists(fs::symlink_status(local.dir, ec)) && !fs::is_directory(local.dir, ec))
+    throw Error(fmt::format("{}: not a folder (a kernel store is a folder)", local.dir.string()));
+  if (c.action == "stats") return stats(c, local);
   if (!fs::is_directory(local.dir, ec)) {
     print(fmt::format("{}: no store yet (nothing to do)\n", local.dir.string()));
     return 0;

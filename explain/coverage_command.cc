@@ -47,6 +47,12 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
     c.kind = CoveredRecord::Kind::kInvalid;
     c.why = "not a valid record: " + e.describe();
     return c;
+  } catch (const common::Error& e) {  // too large, or unreadable: one file, never the whole report
+    c.kind = CoveredRecord::Kind::kInvalid;
+    std::string_view why = e.what();
+    if (why.rfind(file + ": ", 0) == 0) why.remove_prefix(file.size() + 2);  // the line names the file
+    c.why = fmt::format("not a valid record: {}", why);
+    return c;
   }
   if (std::string why = opmodel::unsupported_attrs(record); !why.empty()) {
     c.why = record.op_type + ": refused as unsupported: " + why;

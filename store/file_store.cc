@@ -1,8 +1,9 @@
 // The file store: a local or mounted folder of entries, <root>/<shard>/<key>, each written
 // beside its final name and renamed into place, so a reader opens a whole old or a whole new
 // entry. With a size cap, every shard (16, by the first hex digit of the key's sha256) keeps
-// its byte count in <shard>/size under an flock of <shard>/lock and evicts its least recently
-// used entries (the mtime, which a hit renews) when it passes a sixteenth of the cap.
+// its byte count in <shard>/size under an flock of <shard>/lock; when the counts add up to more
+// than the cap, the store's least recently used entries (the mtime, which a hit renews) go,
+// every shard locked in one order (shards.h).
 //
 // A claim is <root>/claims/<key>, created with O_EXCL (atomic on a local disk and on NFS v3 and
 // later), holding the claimant's token and its lease; its mtime is when it was taken or last
@@ -28,6 +29,7 @@
 #include "common/fs.h"
 #include "common/sha256.h"
 #include "store/file_layout.h"
+#include "store/shards.h"
 #include "store/store.h"
 
 namespace skb::store {
@@ -36,6 +38,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::uint64_t kMaxEntry = std::uint64_t(1) << 30;
+constexpr unsigned kMode = 0644;  // a shard's lock and count files, which every builder of a shared store reads
 
 struct Fd {
   int fd = -1;
@@ -84,19 +87,29 @@ class FileStore : public Store {
     fs::create_directories(shard, ec);
     if (ec) fail("cannot create", shard, ec.value());
     if (max_size_ == 0) return write(path, value);
-    std::optional<common::FileLock> lock;
+    {
+      std::optional<ShardLock> lock;
+      try {
+        lock.emplace(shard, kMode);
+        struct stat old {};
+        std::uint64_t old_size = ::stat(path.c_str(), &old) == 0 ? static_cast<std::uint64_t>(old.st_size) : 0;
+        write(path, value);
+        std::uint64_t total = read_shard_size(shard) + value.size();
+        write_shard_size(shard, total > old_size ? total - old_size : 0, kMode);
+      } catch (const StoreError&) {
+        throw;
+      } catch (const common::Error& e) {
+        throw StoreError(e.what());
+      }
+    }
+    // Past the cap, the whole store's least recently used entries go (this one last), to 90%
+    // of the cap, so that a store somewhat over it is not swept at every entry.
+    if (recorded_size(root_) <= max_size_) return;
     try {
-      lock.emplace(shard / kShardLock, 0644);
+      evictions_ += evict_lru(root_, std::nullopt, max_size_ / 10 * 9, kMode);
     } catch (const common::Error& e) {
       throw StoreError(e.what());
     }
-    struct stat old {};
-    std::uint64_t old_size = ::stat(path.c_str(), &old) == 0 ? static_cast<std::uint64_t>(old.st_size) : 0;
-    write(path, value);
-    std::uint64_t total = read_size(shard) + value.size();
-    total = total > old_size ? total - old_size : 0;
-    if (total > max_size_ / kShards) total = evict(shard, path);
-    write_size(shard, total);
   }
 
  private:
@@ -162,46 +175,6 @@ class FileStore : public Store {
     } catch (const std::exception& e) {
       throw StoreError(e.what());
     }
-  }
-
-  static std::uint64_t read_size(const fs::path& shard) {
-    auto text = common::read_file_if_exists(shard / kShardSize, 64);
-    std::uint64_t n = 0;
-    if (text) std::from_chars(text->data(), text->data() + text->size(), n);
-    return n;
-  }
-
-  static void write_size(const fs::path& shard, std::uint64_t n) {
-    write(shard / kShardSize, std::to_string(n) + "\n");
-  }
-
-  // Removes the shard's least recently used entries until it holds at most 90% of its share of
-  // the cap (the new entry last, and only when it alone is larger); returns the bytes left.
-  std::uint64_t evict(const fs::path& shard, const fs::path& newest) {
-    struct Entry {
-      fs::path path;
-      std::uint64_t size;
-      struct timespec used;
-    };
-    std::vector<Entry> entries;
-    std::uint64_t total = 0;
-    std::error_code ec;
-    for (const auto& d : fs::directory_iterator(shard, ec)) {
-      struct stat st {};
-      if (d.path().extension() != kEntrySuffix || ::stat(d.path().c_str(), &st) != 0) continue;
-      entries.push_back({d.path(), static_cast<std::uint64_t>(st.st_size), st.st_mtim});
-      total += static_cast<std::uint64_t>(st.st_size);
-    }
-    std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-      if ((a.path == newest) != (b.path == newest)) return b.path == newest;
-      return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
-    });
-    std::uint64_t target = max_size_ / kShards / 10 * 9;
-    for (const Entry& e : entries) {
-      if (total <= target) break;
-      if (fs::remove(e.path, ec)) total -= e.size, ++evictions_;
-    }
-    return total;
   }
 
   std::uint64_t evictions() const override { return evictions_; }

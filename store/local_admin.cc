@@ -1,14 +1,11 @@
 #include "store/local_admin.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
-#include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <vector>
 
 #include "common/error.h"
@@ -20,6 +17,7 @@
 #include "store/file_layout.h"
 #include "store/kernel_cache.h"
 #include "store/module.h"
+#include "store/shards.h"
 #include "trust/signature.h"
 #include "trust/user_keys.h"
 
@@ -30,55 +28,7 @@ using common::Json;
 namespace {
 
 constexpr const char* kKeyPrefix = "skb1_";
-
-// One shard, locked for as long as the object lives.
-class ShardLock : public common::FileLock {
- public:
-  explicit ShardLock(const fs::path& shard) : common::FileLock(shard / kShardLock, 0600) {}
-};
-
-struct Entry {
-  fs::path path;
-  std::uint64_t size;
-  struct timespec used;
-};
-
-// A writer's leftover: <key>.entry.tmp.<pid> of a process that is gone.
-bool dead_writers_temp(const fs::path& p) {
-  std::string name = p.filename().string();
-  auto at = name.rfind(".tmp.");
-  if (at == std::string::npos) return false;
-  int pid = 0;
-  const char* first = name.data() + at + 5;
-  const char* last = name.data() + name.size();
-  auto [end, ec] = std::from_chars(first, last, pid);
-  if (ec != std::errc() || end != last || pid <= 0) return false;
-  return ::kill(pid, 0) != 0 && errno == ESRCH;
-}
-
-// The shard's entries (and, removed on the way, dead writers' leftovers).
-std::vector<Entry> entries_of(const fs::path& shard) {
-  std::vector<Entry> out;
-  std::error_code ec;
-  for (const auto& d : fs::directory_iterator(shard, ec)) {
-    if (dead_writers_temp(d.path())) {
-      fs::remove(d.path(), ec);
-      continue;
-    }
-    struct stat st {};
-    if (d.path().extension() != kEntrySuffix || ::lstat(d.path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-    out.push_back({d.path(), static_cast<std::uint64_t>(st.st_size), st.st_mtim});
-  }
-  return out;
-}
-
-void write_size(const fs::path& shard, std::uint64_t n) {
-  common::write_atomic(shard / kShardSize, std::to_string(n) + "\n", 0600, common::Sync::kAtomic);
-}
-
-bool older(const struct timespec& a, const struct timespec& b) {
-  return a.tv_sec != b.tv_sec ? a.tv_sec < b.tv_sec : a.tv_nsec < b.tv_nsec;
-}
+constexpr unsigned kMode = 0600;  // the user's private store: its lock and count files
 
 // Why an entry is damaged, or "".
 std::string damage(const EntryFiles& f) {
@@ -125,55 +75,19 @@ std::uint64_t clean(const fs::path& root) {
     fs::path shard = root / shard_name(i);
     std::error_code ec;
     if (!fs::is_directory(shard, ec)) continue;
-    ShardLock lock(shard);
-    for (const Entry& e : entries_of(shard))
+    ShardLock lock(shard, kMode);
+    for (const ShardEntry& e : shard_entries(shard))
       if (fs::remove(e.path, ec)) ++removed;
-    write_size(shard, 0);
+    write_shard_size(shard, 0, kMode);
   }
   return removed;
 }
 
 std::uint64_t evict(const fs::path& root, std::optional<std::uint64_t> older_than_s,
                     std::optional<std::uint64_t> max_size) {
-  // Every shard locked, in one order (as no builder holds two), for one least-recently-used
-  // order over the whole store.
-  std::vector<std::unique_ptr<ShardLock>> locks;
-  std::vector<Entry> all;
-  std::vector<std::uint64_t> shard_bytes(kShards, 0);
-  for (int i = 0; i < kShards; ++i) {
-    fs::path shard = root / shard_name(i);
-    std::error_code ec;
-    if (!fs::is_directory(shard, ec)) continue;
-    locks.push_back(std::make_unique<ShardLock>(shard));
-    for (Entry& e : entries_of(shard)) all.push_back(std::move(e));
-  }
-  std::sort(all.begin(), all.end(), [](const Entry& a, const Entry& b) { return older(a.used, b.used); });
-  std::uint64_t total = 0;
-  for (const Entry& e : all) total += e.size;
-  struct timespec now {};
-  ::clock_gettime(CLOCK_REALTIME, &now);
-  std::uint64_t removed = 0;
-  std::error_code ec;
-  for (const Entry& e : all) {
-    bool too_old =
-        older_than_s && static_cast<std::uint64_t>(std::max<long>(0, now.tv_sec - e.used.tv_sec)) >= *older_than_s;
-    bool too_big = max_size && total > *max_size;
-    if (!too_old && !too_big) continue;
-    if (fs::remove(e.path, ec)) {
-      total -= e.size;
-      ++removed;
-    }
-  }
-  for (int i = 0; i < kShards; ++i) {
-    fs::path shard = root / shard_name(i);
-    std::uint64_t bytes = 0;
-    if (!fs::is_directory(shard, ec)) continue;
-    for (const Entry& e : entries_of(shard)) bytes += e.size;
-    write_size(shard, bytes);
-  }
+  std::uint64_t removed = evict_lru(root, older_than_s, max_size, kMode);
   TierStats counted;
   counted.local.evictions = counted.total.evictions = removed;
-  locks.clear();
   add_store_stats(root, counted);
   return removed;
 }
@@ -185,9 +99,9 @@ VerifyResult verify(const fs::path& root, const std::function<void(const std::st
     fs::path shard = root / shard_name(i);
     std::error_code ec;
     if (!fs::is_directory(shard, ec)) continue;
-    ShardLock lock(shard);
+    ShardLock lock(shard, kMode);
     std::uint64_t bytes = 0;
-    for (const Entry& e : entries_of(shard)) {
+    for (const ShardEntry& e : shard_entries(shard)) {
       ++r.checked;
       std::string why, name = entry_kernel_name(e.path);
       EntryFiles files;
@@ -202,9 +116,9 @@ VerifyResult verify(const fs::path& root, const std::function<void(const std::st
       if (why.empty()) {
         if (!trusted) trusted = trust::own_trusted_keys();
         trust::SignatureCheck c = trust::check_signature(*trusted, entry_message(name, files), files.signature);
-        if (c.verdict == trust::Verdict::kBadSignature) {
-          why = c.describe();
-        } else if (!c.trusted()) {
+        // A signature that does not verify under the key of its name may be another key's of the
+        // same name (a new HOME's user@host): as untrusted as an unknown key's, kept as such.
+        if (!c.trusted()) {
           ++r.untrusted;
           report(e.path.string(), "kept, never used: " + c.describe());
         }
@@ -217,7 +131,7 @@ VerifyResult verify(const fs::path& root, const std::function<void(const std::st
       }
       bytes += e.size;
     }
-    write_size(shard, bytes);
+    write_shard_size(shard, bytes, kMode);
   }
   TierStats counted;
   counted.local.corrupt = counted.total.corrupt = r.damaged;

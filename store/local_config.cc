@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -79,16 +80,10 @@ Conf read_conf(const fs::path& file, bool dir_allowed) {
 }  // namespace
 
 std::optional<std::uint64_t> parse_size(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  std::size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (text.front() == '-') return std::nullopt;
-  std::string unit = text.substr(used);
+  unsigned long long n = 0;  // digits only: no sign, no blank, no overflow
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc()) return std::nullopt;
+  std::string unit(end, text.data() + text.size());
   if (!unit.empty() && (unit.back() == 'B' || unit.back() == 'b')) unit.pop_back();
   if (!unit.empty() && unit.back() == 'i') unit.pop_back();
   int shift = 0;
@@ -152,6 +147,10 @@ std::string claim_private_dir(const fs::path& dir) {
   if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
     return fmt::format("cannot create it: {}", std::strerror(errno));
+  return private_dir_problem(dir);
+}
+
+std::string private_dir_problem(const fs::path& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return fmt::format("cannot read it: {}", std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) return "it is not a folder";

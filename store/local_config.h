@@ -39,4 +39,7 @@ std::optional<std::uint64_t> parse_size(const std::string& text);
 /// owned by this user, not writable by group or others. Returns why it must not be used, or "".
 std::string claim_private_dir(const std::filesystem::path& dir);
 
+/// claim_private_dir's checks of a folder that is there, made nothing: why it must not be used, or "".
+std::string private_dir_problem(const std::filesystem::path& dir);
+
 }  // namespace skb::store

@@ -56,8 +56,15 @@ void explain(skb_runtime* rt, const std::filesystem::path& file, const std::stri
 
 void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bool why, double max_elements,
             std::mt19937& rng, Counts& n) {
-  std::string text = skb::common::read_file(file, 64 << 20);
   ++n.calls;
+  std::string text;
+  try {
+    text = skb::common::read_file(file, 64 << 20);
+  } catch (const Error& e) {  // too large, or unreadable: a record that is not valid, as skb coverage counts it
+    ++n.invalid;
+    fmt::print(stderr, "skb-replay: warning: {}\n", e.what());
+    return;
+  }
   skb_op* op = nullptr;
   int rc = skb_runtime_find(rt, text.c_str(), &op);
   if (why && (rc == SKB_ERR_NOT_FOUND || (rc == SKB_OK && skb_op_kind(op) == SKB_KERNEL_DYNAMIC)))

@@ -142,6 +142,9 @@ done <<'CASES'
 --compression: lz4 not in|skb-package out --compression lz4
 --older-than: 5x: expected a duration|skb cache evict --older-than 5x
 --max-size: expected a size|skb cache evict --max-size 5Q
+--older-than: 307445734561825861m: expected a duration|skb cache evict --older-than 307445734561825861m
+--older-than:  5d: expected a duration|skb cache evict --older-than ' 5d'
+--max-size: expected a size|skb cache evict --max-size ' 5'
 --cache-max-size: -1: expected a size|skb-generate -p x -o y --cache-max-size -1
 --margin: -5: expected a number from 0.01 to 1|skb bench x --margin -5
 --margin: nan: expected a number from 0.01 to 1|skb bench x --margin nan
@@ -194,4 +197,13 @@ out=$(skb-replay --install-path "$PWD/lib" --explain unseen) || fail "skb-replay
 grep -q "no static kernel for this call; nearest of [0-9]* installed: .*; first /inputs/0/shape/[0-9]: installed [0-9]*, called 24" \
   <<<"$out" || fail "skb-replay --explain said: $(head -5 <<<"$out")"
 echo "    $(grep -c 'nearest of' <<<"$out") calls explained; $(tail -1 <<<"$out")"
+# A record too large to read is one record that is not valid, never the end of the report.
+cp -r unseen oversized
+truncate -s 65M "$(dirname "$(find oversized -name '*.json' | head -1)")/Big_1.json"
+out=$(skb coverage --install-path "$PWD/lib" oversized) || fail "skb coverage with an oversized record: $out"
+grep -q "Big_1.json: not a valid record: larger than 67108864 bytes" <<<"$out" || fail "skb coverage said: $out"
+grep -q "; 1 not valid records" <<<"$out" || fail "skb coverage said: $out"
+out=$(skb-replay --install-path "$PWD/lib" oversized 2>err) || fail "skb-replay with an oversized record: $out $(cat err)"
+grep -q "1 were not valid records" <<<"$out" || fail "skb-replay said: $out"
+grep -q "Big_1.json: larger than 67108864 bytes" err || fail "skb-replay said: $(cat err)"
 echo PASS

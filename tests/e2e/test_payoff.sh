@@ -85,6 +85,11 @@ wait $!
 [ -p out.fifo ] || fail "--output replaced the FIFO with a file"
 cmp through.json "$evidence" || fail "--output did not write the evidence through the FIFO"
 expect_eq "$(ls "$root"/payoff | wc -l)" "1" "evidence files after a second measurement"
+kept=$(sha256sum "$evidence")
+rc=0; skb bench --install-path lib dump --budget 4 -q --output no-such-folder/out.json >/dev/null 2>out.err || rc=$?
+expect_eq "$rc" 1 "skb bench with an --output it cannot write"
+grep -q "no-such-folder/out.json" out.err || fail "the error: $(cat out.err)"
+expect_eq "$(sha256sum "$evidence")" "$kept" "the library's evidence after a failed --output"
 
 step "a killed measurement's temporary evidence goes with the next run under the library's lock"
 cp "$evidence" "$evidence.tmp.4194300"

@@ -85,6 +85,15 @@ expect_eq "$(skb cache config --json >config.json && json_get config.json 'j["lo
 expect_eq "$(SKB_CACHE_DIR=$store skb cache config --json >config.json && json_get config.json 'j["local"]["dir_from"]')" \
   SKB_CACHE_DIR "SKB_CACHE_DIR over skb.conf"
 rm "$XDG_CONFIG_HOME/skb/skb.conf"
+# skb cache config reports and makes nothing; a file where the store would be is not one.
+skb cache --cache-dir "$PWD/not/made/yet" config | grep -q "not made yet" || fail "config of a store not made yet"
+[ ! -e not ] || fail "skb cache config made the store's folder"
+touch a-file
+for cmd in stats zero clean verify "evict --max-size 1"; do
+  rc=0; skb cache --cache-dir "$PWD/a-file" $cmd >/dev/null 2>err || rc=$?
+  expect_eq "$rc" 1 "skb cache $cmd of a file"
+  grep -q "a-file: not a folder" err || fail "skb cache $cmd of a file said: $(cat err)"
+done
 
 step "two tiers: a shared hit is kept locally, what is compiled goes to both"
 expect_eq "$(SKB_CACHE_DIR=$PWD/l1 build t1 --cache "file://$PWD/shared")" "$planned" "compiles into two empty tiers"
@@ -105,6 +114,12 @@ expect_eq "$rc" 3 "verify's exit status with a damaged entry"
 grep -q "$victim: removed" verify.out || fail "verify did not name the damaged entry: $(cat verify.out)"
 expect_eq "$(entries)" "$((planned - 1))" "entries after verify"
 skb cache verify >/dev/null || fail "verify of a sound store"
+# A new config folder makes a new key under the same default name (user@host): its signatures do
+# not verify, and they may be another key's: untrusted, kept.
+XDG_CONFIG_HOME=$PWD/new-config skb cache verify >other-key.out || fail "verify under another key of the same name: $(cat other-key.out)"
+grep -q "kept, never used: its signature by .* does not match its contents" other-key.out ||
+  fail "verify under another key of the same name: $(cat other-key.out)"
+expect_eq "$(entries)" "$((planned - 1))" "entries after verify under another key of the same name"
 expect_eq "$(build h)" 1 "compiles after verify removed one entry"
 rc=0
 skb cache evict 2>evict.err || rc=$?

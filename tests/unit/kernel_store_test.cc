@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -347,26 +348,34 @@ TEST(KernelStore, FileStoreStaysUnderItsCapWithSeveralWritersAtOnce) {
   EXPECT_GT(total, kCap / 4);  // eviction keeps most of the cap, not nothing
 }
 
-TEST(KernelStore, EvictionTakesTheLeastRecentlyUsedFirst) {
+TEST(KernelStore, EvictionTakesTheStoresLeastRecentlyUsedFirst) {
   fs::path root = test::scratch_dir() / "store";
-  auto store = store::open_store(store::parse_location("file://" + root.string()), 16 * 16 * 1024);
-  // keys of one shard only, so that the shard's share (16 KiB) is what evicts
+  auto store = store::open_store(store::parse_location("file://" + root.string()), 16 * 1024);
+  // keys of every shard: the cap is the whole store's, not a sixteenth of it in each shard
   std::vector<std::string> keys;
-  std::string shard;
-  for (int i = 0; keys.size() < 20; ++i) {
-    std::string k = "key" + std::to_string(i);
-    std::string s(1, common::sha256_hex(k)[0]);
-    if (shard.empty()) shard = s;
-    if (s == shard) keys.push_back(k);
+  std::set<char> shards;
+  for (int i = 0; i < 20; ++i) {
+    keys.push_back("key" + std::to_string(i));
+    shards.insert(common::sha256_hex(keys.back())[0]);
   }
+  ASSERT_GT(shards.size(), 8u);
   for (std::size_t i = 0; i < 10; ++i) store->put(keys[i], std::string(1024, 'x'));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ASSERT_TRUE(store->get(keys[0]));  // used again: now the most recent of the first ten
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  for (std::size_t i = 10; i < 20; ++i) store->put(keys[i], std::string(1024, 'y'));
+  for (std::size_t i = 10; i < 16; ++i) store->put(keys[i], std::string(1024, 'y'));
+  EXPECT_EQ(store->evictions(), 0u) << "16 KiB in a store capped at 16 KiB";
+  for (std::size_t i = 16; i < 20; ++i) store->put(keys[i], std::string(1024, 'y'));
   EXPECT_TRUE(store->get(keys[0]));
   EXPECT_FALSE(store->get(keys[1]));
   EXPECT_TRUE(store->get(keys[19]));
+  std::uint64_t total = 0;
+  for (const auto& shard : fs::directory_iterator(root))
+    if (fs::is_directory(shard.path()))
+      for (const auto& e : fs::directory_iterator(shard.path()))
+        if (e.path().extension() == ".entry") total += fs::file_size(e.path());
+  EXPECT_LE(total, 16u * 1024);
+  EXPECT_GE(total, 14u * 1024) << "eviction goes to 90% of the cap, no further";
 }
 
 }  // namespace
