@@ -6,11 +6,13 @@
 # Adds a target <name> (built by default) that scans the op-statistics folders, compiles one
 # static-shape kernel per distinct op call and packages them. The package is
 # ${CMAKE_CURRENT_BINARY_DIR}/<name>/static_kernel.run (a hard link to the newest
-# static_kernel_<YYYYMMDDHHMMSS>.run beside it); OUTPUT_VARIABLE receives that path, for
-# install(FILES) or other targets' DEPENDS.
+# static_kernel_<YYYYMMDDHHMMSS>_<digest>.run beside it); OUTPUT_VARIABLE receives that path, for
+# install(FILES) or other targets' DEPENDS. Folders that give no kernel to build (no records, or
+# each one rejected or unsupported) fail the build (skb-generate --require-kernels, exit 3).
 #
 # Inside the outer build it is one step: it reruns only when a dump folder, the toolchain or
-# skb changes (a depfile written by skb-generate says which), compiles only new kernels, runs
+# skb changes, or a file BASE, PAYOFF or SIGN_KEY names (a depfile written by skb-generate says
+# which), compiles only new kernels, runs
 # in the console pool with JOBS parallel compiles (default: the number of cores), and fails
 # the outer build with skb-generate's errors. CACHE names a kernel store shared with other
 # builds (file:///folder, redis://host:port[/db], http://host/prefix, each with ?mode=ro for a
@@ -24,7 +26,14 @@
 # SELF_CONTAINED keeps it in (skb-package --self-contained). PAYOFF names `skb bench` evidence of
 # the target's machine class: the static kernels it found slower are left out (skb-package --payoff).
 function(skb_add_static_kernels name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT;SELF_CONTAINED" "TOOLCHAIN;SOC;JOBS;COMPRESSION;CACHE;SIGN_KEY;TRUSTED_KEYS;BASE;PAYOFF;OUTPUT_VARIABLE" "OP_PARAMS;LAUNCHER")
+  set(flags STRICT SELF_CONTAINED)
+  set(values TOOLCHAIN SOC JOBS COMPRESSION CACHE SIGN_KEY TRUSTED_KEYS BASE PAYOFF OUTPUT_VARIABLE)
+  set(lists OP_PARAMS LAUNCHER)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "${flags}" "${values}" "${lists}")
+  # The name is the folder of its build, inside the current binary folder.
+  if(name MATCHES "^\\.\\.?$")
+    message(FATAL_ERROR "skb_add_static_kernels(${name}): expected a target name that can name a folder")
+  endif()
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -34,7 +43,8 @@ function(skb_add_static_kernels name)
   if(NOT arg_OP_PARAMS)
     message(FATAL_ERROR "skb_add_static_kernels(${name}): OP_PARAMS is required (one or more op-statistics folders)")
   endif()
-  # Values are checked here, at configure time, where a bad one would fail only the build.
+  # Values that can be checked without running skb are checked here, at configure time, where a
+  # bad one would fail only the build.
   if(NOT "${arg_JOBS}" STREQUAL "" AND NOT arg_JOBS MATCHES "^[1-9][0-9]*$")
     message(FATAL_ERROR "skb_add_static_kernels(${name}): JOBS ${arg_JOBS}: expected a number of parallel compiles, 1 or more")
   endif()
@@ -54,14 +64,14 @@ function(skb_add_static_kernels name)
   endif()
 
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${name}")
-  set(gen_args -o "${out}" --quiet --depfile "${out}/skb.d")
+  set(gen_args -o "${out}" --quiet --require-kernels --depfile "${out}/skb.d")
   foreach(dir IN LISTS arg_OP_PARAMS)
     get_filename_component(abs "${dir}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     # A misspelt keyword (JOB 4) would be taken for two folders, and fail only the build.
     if(dir MATCHES "^[A-Z][A-Z_]+$" AND NOT EXISTS "${abs}")
+      string(REPLACE ";" ", " keywords "${flags};${values};${lists}")
       message(FATAL_ERROR "skb_add_static_kernels(${name}): OP_PARAMS ${dir}: no such folder, and not a keyword "
-                          "(STRICT, SELF_CONTAINED, TOOLCHAIN, SOC, JOBS, COMPRESSION, CACHE, SIGN_KEY, "
-                          "TRUSTED_KEYS, BASE, PAYOFF, OUTPUT_VARIABLE, LAUNCHER)")
+                          "(${keywords})")
     endif()
     list(APPEND gen_args -p "${abs}")
   endforeach()
@@ -75,6 +85,12 @@ function(skb_add_static_kernels name)
     list(APPEND gen_args --soc "${arg_SOC}")
   endif()
   foreach(word IN LISTS arg_LAUNCHER)
+    # ... and after LAUNCHER, for words of the command that no compile from the store would run.
+    if(word MATCHES "^[A-Z][A-Z_]+$" AND NOT EXISTS "${word}")
+      string(REPLACE ";" ", " keywords "${flags};${values};${lists}")
+      message(FATAL_ERROR "skb_add_static_kernels(${name}): LAUNCHER ... ${word}: not a keyword (${keywords}); a "
+                          "launcher's words are a program and its arguments")
+    endif()
     list(APPEND gen_args --launcher "${word}")
   endforeach()
   if(arg_COMPRESSION)
@@ -107,7 +123,15 @@ function(skb_add_static_kernels name)
   if(CMAKE_MAKE_PROGRAM MATCHES "ninja")
     set(ninja "${CMAKE_MAKE_PROGRAM}")
   else()
-    find_program(ninja NAMES ninja ninja-build REQUIRED)
+    find_program(SKB_NINJA NAMES ninja ninja-build REQUIRED)
+    set(ninja "${SKB_NINJA}")
+  endif()
+  # ninja's --quiet (no progress lines inside the outer build's) came with ninja 1.11.
+  set(quiet "")
+  execute_process(COMMAND "${ninja}" --version OUTPUT_VARIABLE ninja_version OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE ninja_rc)
+  if(ninja_rc EQUAL 0 AND ninja_version VERSION_GREATER_EQUAL 1.11)
+    set(quiet --quiet)
   endif()
 
   # The depfile names absolute paths; CMP0116 (NEW) has CMake hand it to Ninja correctly.
@@ -124,7 +148,7 @@ function(skb_add_static_kernels name)
   add_custom_command(
     OUTPUT "${out}/package.json" "${out}/static_kernel.run"
     COMMAND skb::generate ${gen_args}
-    COMMAND "${ninja}" -C "${out}" -j "${jobs}" --quiet
+    COMMAND "${ninja}" -C "${out}" -j "${jobs}" ${quiet}
     ${mark_built}
     DEPENDS skb::generate skb::package
     DEPFILE "${out}/skb.d"

@@ -60,7 +60,8 @@ entry, or a store that is down, slow or full, costs a warning and a local compil
 build. The build's last line says the store's hits, misses, uploads, corrupt entries and errors.
 
 Exit status: 0 done (rejected files, if any, are listed on stderr and in summary.json),
-1 error (nothing half-written is left), 2 bad command line.
+1 error (nothing half-written is left), 2 bad command line, 3 (--require-kernels) the records
+give no kernel to build (nothing written).
 
 Example:
   skb-generate -p aclnn_static_shape_kernel_outputs -o build/kernels && ninja -C build/kernels
@@ -90,6 +91,9 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--launcher", o.launcher, "Prefix every compile with this command word (repeatable), e.g. ccache")
       ->envname("SKB_LAUNCHER");
   app.add_flag("--strict", o.strict, "Any rejected file or unsupported op is an error; nothing is written");
+  app.add_flag("--require-kernels", o.require_kernels,
+               "Records that give no kernel to build (none, or each rejected or unsupported) are an error, "
+               "exit 3; nothing is written (for a build step that must make a package)");
   app.add_flag("--dynamic", o.with_dynamic, "Also build the dynamic-shape twin of each (op, dtypes)");
   bool no_package = false;  // (a negated flag of o.package would show as --no-package{false} in --help)
   app.add_flag("--no-package", no_package, "Do not end the graph with the packaging step (skb-package)");
@@ -193,7 +197,13 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   o.report_quiet = report_quiet;
   o.output = output;
   common::Diag gen_diag(diag.program(), quiet);
-  Outcome out = generate(o, gen_diag);
+  Outcome out;
+  try {
+    out = generate(o, gen_diag);
+  } catch (const NoKernels& e) {
+    diag.error(e.what());
+    return kExitNoKernels;
+  }
   gen_diag.note(fmt::format("{} {}: {} kernels; build them with: ninja -C {}",
                             out.manifest_written ? "wrote" : "unchanged", (o.output / "build.ninja").string(),
                             out.kernels, o.output.string()));

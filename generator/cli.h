@@ -4,7 +4,7 @@
 namespace skb::generator {
 
 /// Exit codes of skb-generate.
-enum Exit : int { kExitOk = 0, kExitError = 1, kExitUsage = 2 };
+enum Exit : int { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitNoKernels = 3 };
 
 /// Parses the command line of skb-generate and runs it; returns the exit code. Errors that
 /// stop the run are thrown as common::Error.

@@ -191,6 +191,7 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   if (!o.soc.empty()) args.insert(args.end(), {"--soc", o.soc});
   for (const auto& l : o.launcher) args.insert(args.end(), {"--launcher", l});
   if (o.strict) args.push_back("--strict");
+  if (o.require_kernels) args.push_back("--require-kernels");
   if (o.with_dynamic) args.push_back("--dynamic");
   if (!o.package) args.push_back("--no-package");
   if (o.compression != "gzip") args.insert(args.end(), {"--compression", o.compression});
@@ -222,6 +223,15 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
   return args;
 }
 
+namespace {
+// The -p folders, as a message names them.
+std::string folders_text(const Options& o) {
+  std::string where;
+  for (const auto& d : o.op_params_dirs) where += (where.empty() ? "" : ", ") + d.string();
+  return where;
+}
+}  // namespace
+
 // The output folder is no -p folder: its scan would take skb's own files (plan.json,
 // summary.json) for records, rejected on every run. (A folder inside one is never scanned.)
 void refuse_output_among_records(const Options& o) {
@@ -245,11 +255,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     diag.warning(fmt::format("SoC {} is not in the SoC table ({}); its index folder is config/{}/", tc.soc_version,
                              (default_templates_dir() / "socs.json").string(), tc.soc));
   Discovery found = discover(o.op_params_dirs);
-  if (found.files.empty() && found.not_files.empty()) {
-    std::string where;
-    for (const auto& d : o.op_params_dirs) where += (where.empty() ? "" : ", ") + d.string();
-    diag.warning(fmt::format("no op records in {}: the build has no kernels", where));
-  }
+  if (found.files.empty() && found.not_files.empty())
+    diag.warning(fmt::format("no op records in {}: the build has no kernels", folders_text(o)));
   store::LocalConfig local = store::resolve_local(o.local);  // a bad skb.conf fails here
 
   unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -279,6 +286,9 @@ Outcome generate(const Options& o, const common::Diag& diag) {
                              plan.unsupported_file.count(op) ? " (one is " + plan.unsupported_file.at(op) + ")" : ""));
     throw Error("--strict: unsupported ops; nothing written");
   }
+  if (o.require_kernels && plan.kernels.empty())
+    throw NoKernels(fmt::format("--require-kernels: no op records in {}{}; nothing written", folders_text(o),
+                                scan.files_scanned ? " that a kernel can be built for" : ""));
 
   fs::path out = fs::absolute(o.output).lexically_normal();
   fs::path kdir = out / kKernelDir;
@@ -310,17 +320,19 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       in.package_args.insert(in.package_args.end(),
                              {"--output", fs::absolute(o.package_dir).lexically_normal().string()});
     if (!o.package_name.empty()) in.package_args.insert(in.package_args.end(), {"--name", o.package_name});
-    if (!o.package_base.empty())
-      in.package_args.insert(in.package_args.end(),
-                             {"--base", fs::absolute(o.package_base).lexically_normal().string()});
+    // Files the packaging step reads: their paths (never a key itself), as its inputs, so that
+    // a changed one packages again.
+    auto package_input = [&](const char* option, const char* flag, const fs::path& file) {
+      if (file.empty()) return;
+      fs::path abs = fs::absolute(file).lexically_normal();
+      if (!common::path_exists(abs)) throw Error(fmt::format("{} {}: no such file", option, file.string()));
+      in.package_args.insert(in.package_args.end(), {flag, abs.string()});
+      in.package_inputs.push_back(abs);
+    };
+    package_input("--package-base", "--base", o.package_base);
     if (o.package_self_contained) in.package_args.push_back("--self-contained");
-    if (!o.package_payoff.empty())
-      in.package_args.insert(in.package_args.end(),
-                             {"--payoff", fs::absolute(o.package_payoff).lexically_normal().string()});
-    // The key's path, never the key: the packaging step reads it.
-    if (!o.sign_key.empty())
-      in.package_args.insert(in.package_args.end(),
-                             {"--sign-key", fs::absolute(o.sign_key).lexically_normal().string()});
+    package_input("--package-payoff", "--payoff", o.package_payoff);
+    package_input("--sign-key", "--sign-key", o.sign_key);
   }
   std::sort(in.regen_inputs.begin(), in.regen_inputs.end());
   in.regen_inputs.erase(std::unique(in.regen_inputs.begin(), in.regen_inputs.end()), in.regen_inputs.end());
@@ -361,6 +373,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
     };
     std::string text = escape((out / (in.skb_package.empty() ? "build.ninja" : "package.json")).string()) + ":";
     for (const auto& p : in.regen_inputs) text += " \\\n  " + escape(p.string());
+    for (const auto& p : in.package_inputs) text += " \\\n  " + escape(p.string());
     staged.add(fs::absolute(o.depfile), text + "\n");
   }
   Outcome outcome;

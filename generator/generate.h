@@ -7,6 +7,7 @@
 #include "store/local_config.h"
 
 #include "common/diag.h"
+#include "common/error.h"
 
 namespace skb::generator {
 
@@ -18,6 +19,7 @@ struct Options {
   std::string soc;  // empty: the profile's default_soc
   std::vector<std::string> launcher;
   bool strict = false;
+  bool require_kernels = false;  // no kernel to build is an error (NoKernels), nothing written
   bool with_dynamic = false;
   bool package = true;                   // end the graph with the packaging step
   std::string compression = "gzip";      // of the package payload
@@ -37,6 +39,12 @@ struct Options {
   std::filesystem::path sign_key;        // signs store uploads and the package; empty: the user's own key
                                          // signs uploads, the package is unsigned
   std::filesystem::path trusted_keys;    // a store entry's signer must be in it; empty: the user's own keys
+};
+
+/// Options::require_kernels: the records give no kernel to build.
+class NoKernels : public common::Error {
+ public:
+  using common::Error::Error;
 };
 
 /// What a generation did, for the caller and its tests.

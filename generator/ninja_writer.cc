@@ -149,7 +149,10 @@ std::string write_manifest(const Plan& plan, const Toolchain& tc, const Manifest
     line("  pool = package");
     line("  restat = 1");
     line("");
-    line("build package.json | static_kernel.run: package{} | plan.json {}", all, ninja_path(in.skb_package.string()));
+    std::string read;  // a changed base, payoff evidence or signing key makes another package
+    for (const auto& f : in.package_inputs) read += " " + ninja_path(f.string());
+    line("build package.json | static_kernel.run: package{} | plan.json {}{}", all, ninja_path(in.skb_package.string()),
+         read);
     line("");
     all = " package.json";  // which needs every kernel
   }

@@ -12,13 +12,14 @@ namespace skb::generator {
 
 /// Everything build.ninja is made of besides the plan.
 struct ManifestInputs {
-  std::filesystem::path skb_generate;               // absolute path of this program
-  std::vector<std::string> regenerate_args;         // arguments that rerun this generation
-  std::vector<std::filesystem::path> regen_inputs;  // folders and files whose change reruns it
-  std::filesystem::path skb_package;                // empty: no packaging step
-  std::vector<std::string> package_args;            // extra arguments of the packaging step
-  bool cache = false;                               // the build has a kernel store: a report step
-  bool quiet = false;                               // the report step prints errors only
+  std::filesystem::path skb_generate;                 // absolute path of this program
+  std::vector<std::string> regenerate_args;           // arguments that rerun this generation
+  std::vector<std::filesystem::path> regen_inputs;    // folders and files whose change reruns it
+  std::filesystem::path skb_package;                  // empty: no packaging step
+  std::vector<std::string> package_args;              // extra arguments of the packaging step
+  std::vector<std::filesystem::path> package_inputs;  // files it reads besides the kernels (base, payoff, key)
+  bool cache = false;                                 // the build has a kernel store: a report step
+  bool quiet = false;                                 // the report step prints errors only
   /// Who builds, when builders may share a store ("" otherwise): the compile edges are declared
   /// from a point of the plan this names, so that builders that start together on one plan each
   /// begin with other kernels (ninja runs ready edges in the order they are declared) and claim

@@ -134,6 +134,26 @@ python3 "$SKB_SOURCE/tests/tools/check_delta.py" base.run delta/model_kernels/st
   fail "the delta carries a file the base has, or lacks one it does not"
 grep -aq "^skb_installer_size=[1-9]" delta/model_kernels/static_kernel.run || fail "SELF_CONTAINED: no installer carried"
 
+step "SIGN_KEY: another key in the same file packages again, signed by it"
+cp stranger.key ci.key
+cmake --build cold >cold2.log 2>&1 || fail "build cold again: $(tail -10 cold2.log)"
+sh cold/model_kernels/static_kernel.run --check --trusted-keys "$PWD/stranger.pub" | grep -q "signed by stranger, trusted by" ||
+  fail "the package was not signed again: $(tail -5 cold2.log)"
+
+step "op-statistics folders that give no kernel fail the build, never a package missing or stale"
+mkdir -p empty/ops
+cat > empty/CMakeLists.txt <<CM
+cmake_minimum_required(VERSION 3.20)
+project(empty NONE)
+find_package(skb CONFIG REQUIRED PATHS "$PWD/prefix" NO_DEFAULT_PATH)
+skb_add_static_kernels(k OP_PARAMS ops)
+CM
+cmake -S empty -B empty/b -G Ninja >empty.configure.log 2>&1 || fail "configure: $(tail -5 empty.configure.log)"
+rc=0; cmake --build empty/b >empty.log 2>&1 || rc=$?
+[ "$rc" -ne 0 ] || fail "the build of an empty op-statistics folder passed: $(cat empty.log)"
+grep -q "skb-generate: error: --require-kernels: no op records in .*empty/ops; nothing written" empty.log ||
+  fail "unclear: $(cat empty.log)"
+
 step "bad arguments are reported by the function"
 mkdir -p badargs
 cat > badargs/CMakeLists.txt <<CM
@@ -159,5 +179,10 @@ JOBS 0|JOBS 0: expected a number of parallel compiles, 1 or more
 COMPRESSION lz4|COMPRESSION lz4: expected gzip, zstd or xz
 SELF_CONTAINED|SELF_CONTAINED needs BASE
 JOB 4|OP_PARAMS JOB: no such folder, and not a keyword
+LAUNCHER env JOB 1|LAUNCHER ... JOB: not a keyword
 CASES
+sed -i "s/^skb_add_static_kernels(.*/skb_add_static_kernels(. OP_PARAMS x)/" badargs/CMakeLists.txt
+if cmake -S badargs -B badargs/dot -G Ninja >badargs-dot.log 2>&1; then fail "accepted the name ."; fi
+grep -q "skb_add_static_kernels(.): expected a target name that can name a folder" badargs-dot.log ||
+  fail "unclear: $(cat badargs-dot.log)"
 echo PASS
