@@ -105,11 +105,14 @@ class FileStore : public Store {
     // Past the cap, the whole store's least recently used entries go (this one last), to 90%
     // of the cap, so that a store somewhat over it is not swept at every entry.
     if (recorded_size(root_) <= max_size_) return;
+    Eviction done;
     try {
-      evictions_ += evict_lru(root_, std::nullopt, max_size_ / 10 * 9, kMode);
+      done = evict_lru(root_, std::nullopt, max_size_ / 10 * 9, kMode);
     } catch (const common::Error& e) {
       throw StoreError(e.what());
     }
+    evictions_ += done.removed;
+    if (!done.failed.empty()) throw StoreError(done.failed);
   }
 
  private:

@@ -71,6 +71,7 @@ Usage usage(const fs::path& root) {
 
 std::uint64_t clean(const fs::path& root) {
   std::uint64_t removed = 0;
+  std::string failed;
   for (int i = 0; i < kShards; ++i) {
     fs::path shard = root / shard_name(i);
     std::error_code ec;
@@ -78,22 +79,25 @@ std::uint64_t clean(const fs::path& root) {
     ShardLock lock(shard, kMode);
     for (const ShardEntry& e : shard_entries(shard))
       if (fs::remove(e.path, ec)) ++removed;
-    write_shard_size(shard, 0, kMode);
+    note_shard_size(shard, 0, kMode, failed);
   }
+  if (!failed.empty()) throw common::Error(fmt::format("{} entries removed, but {}", removed, failed));
   return removed;
 }
 
 std::uint64_t evict(const fs::path& root, std::optional<std::uint64_t> older_than_s,
                     std::optional<std::uint64_t> max_size) {
-  std::uint64_t removed = evict_lru(root, older_than_s, max_size, kMode);
+  Eviction done = evict_lru(root, older_than_s, max_size, kMode);
   TierStats counted;
-  counted.local.evictions = counted.total.evictions = removed;
+  counted.local.evictions = counted.total.evictions = done.removed;
   add_store_stats(root, counted);
-  return removed;
+  if (!done.failed.empty()) throw common::Error(fmt::format("{} entries evicted, but {}", done.removed, done.failed));
+  return done.removed;
 }
 
 VerifyResult verify(const fs::path& root, const std::function<void(const std::string&, const std::string&)>& report) {
   VerifyResult r;
+  std::string failed;
   std::optional<trust::TrustedKeys> trusted;
   for (int i = 0; i < kShards; ++i) {
     fs::path shard = root / shard_name(i);
@@ -131,11 +135,13 @@ VerifyResult verify(const fs::path& root, const std::function<void(const std::st
       }
       bytes += e.size;
     }
-    write_shard_size(shard, bytes, kMode);
+    note_shard_size(shard, bytes, kMode, failed);
   }
   TierStats counted;
   counted.local.corrupt = counted.total.corrupt = r.damaged;
   add_store_stats(root, counted);
+  if (!failed.empty())
+    throw common::Error(fmt::format("{} entries checked, {} damaged (removed), but {}", r.checked, r.damaged, failed));
   return r;
 }
 

@@ -66,14 +66,22 @@ void write_shard_size(const fs::path& shard, std::uint64_t n, unsigned mode) {
   common::write_atomic(shard / kShardSize, std::to_string(n) + "\n", mode, common::Sync::kAtomic);
 }
 
+void note_shard_size(const fs::path& shard, std::uint64_t n, unsigned mode, std::string& failed) {
+  try {
+    write_shard_size(shard, n, mode);
+  } catch (const common::Error& e) {
+    if (failed.empty()) failed = e.what();
+  }
+}
+
 std::uint64_t recorded_size(const fs::path& root) {
   std::uint64_t total = 0;
   for (int i = 0; i < kShards; ++i) total += read_shard_size(root / shard_name(i));
   return total;
 }
 
-std::uint64_t evict_lru(const fs::path& root, std::optional<std::uint64_t> older_than_s,
-                        std::optional<std::uint64_t> max_size, unsigned mode) {
+Eviction evict_lru(const fs::path& root, std::optional<std::uint64_t> older_than_s,
+                   std::optional<std::uint64_t> max_size, unsigned mode) {
   std::vector<std::unique_ptr<ShardLock>> locks;
   std::vector<fs::path> shards;
   std::vector<ShardEntry> all;
@@ -90,7 +98,7 @@ std::uint64_t evict_lru(const fs::path& root, std::optional<std::uint64_t> older
   for (const ShardEntry& e : all) total += e.size;
   struct timespec now {};
   ::clock_gettime(CLOCK_REALTIME, &now);
-  std::uint64_t removed = 0;
+  Eviction out;
   std::error_code ec;
   for (const ShardEntry& e : all) {
     bool too_old =
@@ -99,15 +107,15 @@ std::uint64_t evict_lru(const fs::path& root, std::optional<std::uint64_t> older
     if (!too_old && !too_big) continue;
     if (fs::remove(e.path, ec)) {
       total -= e.size;
-      ++removed;
+      ++out.removed;
     }
   }
   for (const fs::path& shard : shards) {
     std::uint64_t bytes = 0;
     for (const ShardEntry& e : shard_entries(shard)) bytes += e.size;
-    write_shard_size(shard, bytes, mode);
+    note_shard_size(shard, bytes, mode, out.failed);
   }
-  return removed;
+  return out;
 }
 
 }  // namespace skb::store

@@ -3,6 +3,7 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/file_lock.h"
@@ -34,14 +35,22 @@ std::vector<ShardEntry> shard_entries(const std::filesystem::path& shard);
 std::uint64_t read_shard_size(const std::filesystem::path& shard);
 void write_shard_size(const std::filesystem::path& shard, std::uint64_t n, unsigned mode);
 
+/// write_shard_size for a command that removed entries first: a failure is kept in `failed` (the
+/// first one), not thrown, so that what was removed is still counted and said.
+void note_shard_size(const std::filesystem::path& shard, std::uint64_t n, unsigned mode, std::string& failed);
+
 /// The store's recorded bytes: the sum of its shards' counts, read without their locks.
 std::uint64_t recorded_size(const std::filesystem::path& root);
 
 /// Removes the entries not used for older_than_s seconds, then the least recently used ones of
 /// the whole store until it holds at most max_size bytes; every shard is locked, in one order (a
 /// builder holds one lock at a time, so none waits on another), and its count written anew.
-/// Returns how many went. Throws common::Error when a shard's count cannot be written.
-std::uint64_t evict_lru(const std::filesystem::path& root, std::optional<std::uint64_t> older_than_s,
-                        std::optional<std::uint64_t> max_size, unsigned mode);
+/// Says how many went, and the first count it could not write (note_shard_size).
+struct Eviction {
+  std::uint64_t removed = 0;
+  std::string failed;
+};
+Eviction evict_lru(const std::filesystem::path& root, std::optional<std::uint64_t> older_than_s,
+                   std::optional<std::uint64_t> max_size, unsigned mode);
 
 }  // namespace skb::store
