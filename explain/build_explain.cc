@@ -264,8 +264,8 @@ std::string build_text(const BuildExplanation& e) {
     ++(k.side == 'a' ? only_a : only_b);
     if (k.side == 'a' || k.counterpart.empty() || e.against_entry) ++by_cause[k.cause];  // a pair counts once
   }
-  std::string out =
-      fmt::format("a: {} ({} kernels)\nb: {} ({} kernels)\n", e.where_a, e.kernels_a, e.where_b, e.kernels_b);
+  std::string out = fmt::format("a: {} ({} kernel{})\nb: {} ({} kernel{})\n", e.where_a, e.kernels_a,
+                                e.kernels_a == 1 ? "" : "s", e.where_b, e.kernels_b, e.kernels_b == 1 ? "" : "s");
   out += fmt::format("in both: {}; only in a: {}; only in b: {}\n", e.in_both, only_a, only_b);
   if (e.kernels.empty()) {
     out += e.against_entry ? "the entry's kernel is in the build\n" : "the same kernels\n";

@@ -146,6 +146,7 @@ void add_cache_command(CLI::App& skb, CacheCommand& c) {
   c.app->footer(kCacheHelp);
   c.app->require_subcommand(1);
   c.app->add_option("--cache-dir", c.dir, "The store (default: as builds find it; see below)");
+  c.app->fallthrough();  // its commands (made after this) take --cache-dir too: skb cache stats --cache-dir DIR
   CLI::App* stats = c.app->add_subcommand("stats", "Entries, size, cap, and the counts since the last zero, per tier");
   stats->add_flag("--json", c.json, "One JSON document (for CI)");
   c.app->add_subcommand("zero", "Start the counts again");

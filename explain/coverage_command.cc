@@ -98,10 +98,13 @@ std::string coverage_text(const std::vector<CoveredRecord>& covered, const runti
   std::size_t n[4] = {0, 0, 0, 0};
   for (const CoveredRecord& c : covered) ++n[static_cast<int>(c.kind)];
   const std::size_t valid = n[0] + n[1] + n[2];
-  std::string out = fmt::format(
-      "coverage: {} of {} records ({:.1f}%) have a static kernel in SoC {}; {} a dynamic kernel only, {} no kernel",
-      n[0], valid, coverage_percent(covered), index.soc, n[1], n[2]);
-  if (n[3]) out += fmt::format("; {} not valid records", n[3]);
+  std::string out = valid == 0
+                        ? fmt::format("coverage: none of {} records is valid", n[3])
+                        : fmt::format(
+                              "coverage: {} of {} records ({:.1f}%) have a static kernel in SoC {}; {} a dynamic "
+                              "kernel only, {} no kernel",
+                              n[0], valid, coverage_percent(covered), index.soc, n[1], n[2]);
+  if (n[3] && valid) out += fmt::format("; {} not valid records", n[3]);
   out += "\n";
   for (const CoveredRecord& c : covered)
     if (c.kind != CoveredRecord::Kind::kStatic) out += fmt::format("  {}: {}\n", c.file, c.why);
@@ -128,6 +131,7 @@ int run_coverage_command(const CoverageCommand& c) {
   std::vector<CoveredRecord> covered = cover(index, files);
   std::string text = coverage_text(covered, index);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);  // before what goes to stderr
   if (std::all_of(covered.begin(), covered.end(),
                   [](const CoveredRecord& r) { return r.kind == CoveredRecord::Kind::kInvalid; }))
     throw common::Error(

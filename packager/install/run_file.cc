@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <cstring>
 #include <string_view>
 
 #include "packager/format/run_header.h"
@@ -13,7 +14,7 @@ namespace skb::installer {
 
 RunFile::RunFile(const std::filesystem::path& path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) throw common::Error(fmt::format("{}: cannot open", path.string()));
+  if (fd_ < 0) throw common::Error(fmt::format("{}: cannot open: {}", path.string(), std::strerror(errno)));
   struct stat st;
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);

@@ -94,6 +94,9 @@ for cmd in stats zero clean verify "evict --max-size 1"; do
   expect_eq "$rc" 1 "skb cache $cmd of a file"
   grep -q "a-file: not a folder" err || fail "skb cache $cmd of a file said: $(cat err)"
 done
+rc=0; skb cache stats --cache-dir "$PWD/a-file" >/dev/null 2>err || rc=$?  # the option after the command
+expect_eq "$rc" 1 "skb cache stats --cache-dir of a file"
+grep -q "a-file: not a folder" err || fail "skb cache stats --cache-dir of a file said: $(cat err)"
 
 step "two tiers: a shared hit is kept locally, what is compiled goes to both"
 expect_eq "$(SKB_CACHE_DIR=$PWD/l1 build t1 --cache "file://$PWD/shared")" "$planned" "compiles into two empty tiers"
