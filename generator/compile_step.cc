@@ -281,20 +281,43 @@ void remove_leftover_temps(const CompileStep& s) {
 
 // The compiler skb-generate identified is the one that runs: one replaced since (update-
 // alternatives, a package upgrade that keeps the files' mtimes, which ninja goes by) would make
-// a kernel that this build's identity names as another compiler's.
+// a kernel that this build's identity names as another compiler's. So are the variables of the
+// profile's "environment" (compiler.stamp: the compiler, its stamp, then one "env" line each).
 void refuse_another_compiler(const CompileStep& s) {
   std::optional<std::string> stamp = common::read_file_if_exists(s.dir.parent_path() / kCompilerStampFile, 1 << 16);
   if (!stamp) return;  // a build folder of an older skb
-  std::size_t nl = stamp->find('\n');
-  if (nl == std::string::npos) return;
-  std::string compiler = stamp->substr(0, nl), then = stamp->substr(nl + 1);
-  if (!then.empty() && then.back() == '\n') then.pop_back();
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, nl; at < stamp->size(); at = nl + 1) {
+    nl = stamp->find('\n', at);
+    if (nl == std::string::npos) nl = stamp->size();
+    lines.push_back(stamp->substr(at, nl - at));
+  }
+  if (lines.size() < 2) return;
+  const std::string& compiler = lines[0];
   std::string now = compiler_stamp(compiler);
-  if (now != then)
+  if (now != lines[1])
     throw common::Error(
         fmt::format("{} is not the compiler skb-generate identified for this build (then: {}; now: {}): "
                     "rerun skb-generate, which names the kernels by the compiler there is now",
-                    compiler, then, now.empty() ? "gone" : now));
+                    compiler, lines[1], now.empty() ? "gone" : now));
+  // "env NAME=value" or "env NAME": the value, quoted, or "unset"
+  auto value_of = [](const std::string& line) {
+    std::size_t eq = line.find('=');
+    return eq == std::string::npos ? std::string("unset") : fmt::format("\"{}\"", line.substr(eq + 1));
+  };
+  for (std::size_t i = 2; i < lines.size(); ++i) {
+    if (lines[i].rfind("env ", 0) != 0) continue;
+    std::size_t eq = lines[i].find('=');
+    std::string name = lines[i].substr(4, eq == std::string::npos ? std::string::npos : eq - 4);
+    std::string here = environment_lines({name});
+    here.pop_back();  // its newline
+    if (here != lines[i])
+      throw common::Error(
+          fmt::format("{} is {} here, and was {} when skb-generate named this build's kernels: it "
+                      "changes what the compiler makes; rerun skb-generate in this environment, or "
+                      "build in that one",
+                      name, value_of(here), value_of(lines[i])));
+  }
 }
 
 // What the store checks an entry against before it gives it: this step's kernel.

@@ -356,7 +356,8 @@ Outcome generate(const Options& o, const common::Diag& diag) {
   Staged staged;
   staged.add(out / "plan.json", plan_text);
   staged.add(out / kKeyFile, key_factors_json(tc.factors).dump(1) + "\n");
-  staged.add(out / kCompilerStampFile, tc.compiler + "\n" + compiler_stamp(tc.compiler) + "\n");
+  staged.add(out / kCompilerStampFile,
+             tc.compiler + "\n" + compiler_stamp(tc.compiler) + "\n" + environment_lines(tc.environment));
   staged.add(out / "summary.json", summary_json(scan, plan, tc, cache.config ? &cache.stats : nullptr));
   if (cache.config) staged.add(cache_dir / "config.json", *cache.config);
   if (!o.depfile.empty()) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 
@@ -151,7 +152,10 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
   // are: {compiler} and {template_dir} stay as written, the compiler counts by what it says it is.
   KeyFactors& key = tc.factors;
   const std::map<std::string, std::string> soc_only = {{"soc", tc.soc_version}};
+  tc.environment = p.environment;
   key.identify = id.output + script_identity(tc.compiler);
+  for (const auto& name : tc.environment)  // only those set: a profile that lists one renames nothing
+    if (const char* value = std::getenv(name.c_str())) key.identify += fmt::format("\n{}={}", name, value);
   key.flags = expand_command(p.flags, {}, soc_only);
   key.command = expand_command(p.command, {"{flags}"}, soc_only);
   key.link = expand_command(p.link, {"{flags}"}, soc_only);
@@ -191,6 +195,15 @@ Toolchain resolve_profile(const ProfileSpec& p, const fs::path& profile, const c
 }
 
 }  // namespace
+
+std::string environment_lines(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) {
+    const char* value = std::getenv(name.c_str());
+    out += value ? fmt::format("env {}={}\n", name, value) : fmt::format("env {}\n", name);
+  }
+  return out;
+}
 
 std::string compiler_stamp(const fs::path& compiler) {
   std::error_code ec;

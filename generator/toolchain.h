@@ -29,6 +29,10 @@ struct Toolchain {
   /// plain `-c` compile.
   std::vector<std::string> link;
   std::vector<std::string> launcher;  // prefixes every compile; not part of the identity
+  /// The profile's "environment": variables the compiler reads that change a kernel's bytes
+  /// (NVCC_APPEND_FLAGS). Those set are part of the identity, and a compile refuses to run where
+  /// they differ from what skb-generate saw (environment_lines, in compiler.stamp).
+  std::vector<std::string> environment;
   std::string suffix;
   std::string entry, dynamic_entry;
   /// What separates the values of a list in a -D macro ("16,32"): ",", or "\\," for nvcc.
@@ -57,6 +61,9 @@ struct Toolchain {
 /// toolchain was identified: the file a path resolves to (through update-alternatives' links), its
 /// inode, size and change time; "" when it cannot be read.
 std::string compiler_stamp(const std::filesystem::path& compiler);
+
+/// One line per variable: "env NAME=value" when it is set, "env NAME" when not.
+std::string environment_lines(const std::vector<std::string>& names);
 
 /// OUT/compiler.stamp: the compiler's path and its compiler_stamp when skb-generate identified
 /// it. A compile step refuses to compile with a compiler that no longer matches it, since its

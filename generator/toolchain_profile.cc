@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "common/error.h"
@@ -77,7 +78,7 @@ ProfileSpec parse_profile_spec(const Json& doc) {
       "flags",   "suffix",      "entry",     "dynamic_entry", "template_dir",
       "headers", "default_soc", "launcher",  "ops",           "define_list_separator",
       "link",    "formats",     "core_type", "block_dim",     "sidecar",
-      "launch"};
+      "launch",  "environment"};
   for (const auto& [key, value] : doc.items())
     if (!kKnown.count(key)) throw FieldError("/" + common::pointer_token(key), "expected no such field (unknown key)");
 
@@ -125,6 +126,13 @@ ProfileSpec parse_profile_spec(const Json& doc) {
     if (p.identify.empty()) throw FieldError("/identify", "expected a command of at least one word");
   }
   if (root.has("launcher")) p.launcher = string_list(root.at("launcher"));
+  if (root.has("environment")) {
+    Field env = root.at("environment");
+    p.environment = string_list(env);
+    for (const auto& name : p.environment)
+      if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || !is_identifier(name))
+        throw FieldError(env.pointer(), fmt::format("expected names of environment variables, not \"{}\"", name));
+  }
   if (root.has("headers")) {
     Field headers = root.at("headers");
     p.headers = string_list(headers);

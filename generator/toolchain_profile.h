@@ -19,10 +19,11 @@ struct ProfileSpec {
   std::string name, compiler, default_soc, template_dir, suffix, entry, dynamic_entry;
   std::string list_separator = ",";
   std::vector<std::string> flags, command, link, identify, launcher, headers;
-  std::vector<std::string> formats;  // storage formats the templates lay out; empty: any
-  int core_type = 0;                 // what the operator library's index says of every kernel:
-  std::uint32_t block_dim = 1;       // opbase's CoreType number, and the cores a launch takes
-  bool sidecar = false;              // the compiler writes its own JSON of each kernel to {sidecar}
+  std::vector<std::string> environment;  // variables the compiler reads that change a kernel's bytes
+  std::vector<std::string> formats;      // storage formats the templates lay out; empty: any
+  int core_type = 0;                     // what the operator library's index says of every kernel:
+  std::uint32_t block_dim = 1;           // opbase's CoreType number, and the cores a launch takes
+  bool sidecar = false;                  // the compiler writes its own JSON of each kernel to {sidecar}
   // Kernels that run on a device: how the runtime launches them ("launch": device, block,
   // max_grid). Device "host" (no "launch"): shared objects the runtime calls.
   std::string launch_device = "host";

@@ -136,7 +136,8 @@ CudaLaunch::CudaLaunch(const opmodel::OpRecord& record, const packager::Launch& 
 }
 
 void CudaLaunch::launch(const KernelModule& m, const void* const* in, void* const* out, void* stream) const {
-  if (gemm_) return gemm_->launch(in, out, stream);  // matmuls have no lists
+  if (gemm_) return gemm_->launch(in, out, stream);         // matmuls have no lists
+  if (m.own_launch() && m.own_launch()->grid == 0) return;  // an empty output: nothing to compute
   CudaDriver& cuda = *m.cuda();
   skb_args args{};
   const auto flat_in = flatten(in, in_lists_, in_bytes_.size());

@@ -44,16 +44,16 @@ std::optional<T> read_constant(CudaDriver& cuda, CudaDriver::Module module, cons
 
 // The launch a cubin defines for its kernel; none when it defines none. A launch no GPU takes is
 // refused at load, not at the first call; one that asks for more than 48 KiB of shared memory is
-// given it (the driver's opt-in).
+// given it (the driver's opt-in). A grid of 0 blocks is a call whose output is empty (a matmul of
+// m, n or batch 0): nothing to compute, nothing launched.
 std::optional<skb_cuda_launch> read_own_launch(CudaDriver& cuda, CudaDriver::Module module, CudaDriver::Function fn,
                                                const IndexEntry& entry) {
   std::string where;
   const auto own = read_constant<skb_cuda_launch>(cuda, module, entry, SKB_CUDA_LAUNCH_SYMBOL, where);
   if (!own) return std::nullopt;
   const skb_cuda_launch& l = *own;
-  if (l.grid == 0 || l.grid > packager::kMaxGrid || l.block == 0 || l.block % 32 || l.block > packager::kMaxBlock ||
-      l.reserved)
-    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: grid {}, block {}: expected a grid of 1 to {} blocks of whole "
+  if (l.grid > packager::kMaxGrid || l.block == 0 || l.block % 32 || l.block > packager::kMaxBlock || l.reserved)
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("{}: grid {}, block {}: expected a grid of 0 to {} blocks of whole "
                                                  "warps, at most {} threads",
                                                  where, l.grid, l.block, packager::kMaxGrid, packager::kMaxBlock));
   constexpr std::uint32_t kDefaultShared = 48 * 1024;

@@ -20,8 +20,15 @@
 set -euo pipefail
 SKB_TOP=$(cd "$(dirname "$0")/.." && pwd)
 prepare_only=0
-if [ "${1:-}" = --prepare ]; then prepare_only=1; shift; fi
-bundle=$(realpath -m "${1:-$SKB_TOP/build/gpu-check}")
+case "${1:-}" in
+  -h | --help) sed -n '2,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --prepare) prepare_only=1; shift ;;
+esac
+case "${1:-}" in
+  -*) echo "gpu-check: unknown option '$1' (usage: scripts/gpu-check.sh [--prepare] [BUNDLE]; --help says more)" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "gpu-check: expected one BUNDLE folder at most, got $#" >&2; exit 2; }
+bundle=$(realpath -m -- "${1:-$SKB_TOP/build/gpu-check}")
 build=${SKB_BUILD:-$SKB_TOP/build}
 soc=${SKB_GPU_SOC:-sm_90}
 # A Python with numpy (the oracle's), the first of $SKB_PYTHON, python3, /usr/bin/python3.
@@ -98,8 +105,9 @@ PY
     -j "$(nproc)")
   sh "$run" -q --install-path="$tmp/bench/lib"
   say "$(bench_calls "$tmp/bench/dump" "$tmp/bench/calls.json") distinct calls to time"
-  # The matmul tile sweep: the sweep's calls built once per candidate tile (SKB_MATMUL_TILE),
-  # each in a home of its own so that no kernel store hands back the chosen tile's kernel.
+  # The matmul tile sweep: the sweep's calls built once per candidate tile (SKB_MATMUL_TILE, through
+  # NVCC_APPEND_FLAGS, which the cuda profile's "environment" makes part of the kernels' names),
+  # without a kernel store: no candidate's kernel is worth keeping.
   mkdir -p "$tmp/sweep/dump"
   "$python" - "$tmp/sweep/dump" <<'PY'
 import json, os, sys
@@ -127,10 +135,10 @@ print(len(t["16"]) if sys.argv[2] == "sm_90a" else t["mma"])' "$tmp/sweep/tiles.
     dumps=()
     [ "$i" -lt "$tiles" ] && dumps+=(-p "$tmp/sweep/dump16")
     [ "$i" -lt "$float_tiles" ] && dumps+=(-p "$tmp/sweep/dumpfloat")
-    run=$(HOME="$tmp/sweep/home$i" NVCC_APPEND_FLAGS="-DSKB_MATMUL_TILE=$i" "$build/bin/skb-package" \
+    run=$(env -u SKB_CACHE SKB_CACHE_DIR=off NVCC_APPEND_FLAGS="-DSKB_MATMUL_TILE=$i" "$build/bin/skb-package" \
       "${dumps[@]}" -o "$tmp/sweep/out$i" --toolchain cuda --soc "$soc" -q -j "$(nproc)")
     sh "$run" -q --install-path="$tmp/sweep/lib$i"
-    rm -rf "$tmp/sweep/out$i" "$tmp/sweep/home$i"
+    rm -rf "$tmp/sweep/out$i"
   done
   say "tile sweep: $tiles tensor-core and $float_tiles float candidates"
   rm -rf "$tmp/bench/out" "$tmp/oracle/out"

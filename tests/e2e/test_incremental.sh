@@ -112,6 +112,31 @@ grep -q "is not the compiler skb-generate identified for this build" ninja.log |
 skb-generate -p dump -o out_cc --toolchain "$TC" -q --no-package
 expect_eq "$(ninja_compiles out_cc)" 1 "compiles after skb-generate identified the compiler again"
 
+step "a variable of the profile's environment: part of the names when set; a compile refuses another value"
+python3 - "$TC" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["environment"] = ["SKB_TEST_CC_ENV"]
+json.dump(p, open(sys.argv[1], "w"))
+PY
+names() { (cd "$1/kernel_meta" && ls -- *.info); }
+(unset SKB_TEST_CC_ENV; skb-generate -p dump -o out_env0 --toolchain "$TC" -q --no-package)
+expect_eq "$(names out_env0)" "$(names out_cc)" "names with the variable listed and unset"
+SKB_TEST_CC_ENV=-O1 skb-generate -p dump -o out_env --toolchain "$TC" -q --no-package
+[ -z "$(comm -12 <(names out_env0) <(names out_env))" ] || fail "a set variable of the environment renamed no kernel"
+SKB_TEST_CC_ENV=-O1 ninja -C out_env >/dev/null || fail "the build in the environment it was generated in"
+victim=$(ls out_env/kernel_meta/*.so | head -1)
+rm "$victim"
+rc=0; SKB_TEST_CC_ENV=-O2 ninja -C out_env >ninja.log 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "a kernel was compiled in another environment than its name says"
+grep -q 'SKB_TEST_CC_ENV is "-O2" here, and was "-O1" when skb-generate named this build' ninja.log ||
+  fail "ninja said: $(tail -3 ninja.log)"
+rc=0; (unset SKB_TEST_CC_ENV; ninja -C out_env >ninja.log 2>&1) || rc=$?
+[ "$rc" != 0 ] || fail "a kernel was compiled without the variable its name says"
+grep -q 'SKB_TEST_CC_ENV is unset here, and was "-O1"' ninja.log || fail "ninja said: $(tail -3 ninja.log)"
+[ ! -e "$victim" ] || fail "the refused compile left a kernel"
+expect_eq "$(SKB_TEST_CC_ENV=-O1 ninja_compiles out_env)" 1 "compiles in the environment it was generated in"
+
 step "two generations into one folder write one after the other"
 python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(300)' \
   out/.generate.lock held &

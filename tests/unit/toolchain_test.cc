@@ -200,6 +200,33 @@ TEST(Toolchain, IdentityFollowsFlagsButNotLauncher) {
   EXPECT_EQ(a_launched.launcher, (std::vector<std::string>{"ccache"}));
 }
 
+// The profile's "environment": a listed variable that is set is part of the identity; unset, it
+// renames nothing; a name that is not a variable's is refused.
+TEST(Toolchain, IdentityFollowsTheListedEnvironmentWhenSet) {
+  fs::path dir = test::scratch_dir();
+  test::write_text(dir / "k.cc", "int x;");
+  Json p = minimal_profile();
+  test::write_text(dir / "plain.json", p.dump());
+  p["environment"] = {"SKB_TEST_COMPILER_FLAGS"};
+  test::write_text(dir / "env.json", p.dump());
+  ::unsetenv("SKB_TEST_COMPILER_FLAGS");
+  Toolchain plain = load_toolchain((dir / "plain.json").string(), SKB_TEST_TEMPLATES, "", {});
+  Toolchain unset = load_toolchain((dir / "env.json").string(), SKB_TEST_TEMPLATES, "", {});
+  EXPECT_EQ(plain.identity, unset.identity);
+  EXPECT_EQ(environment_lines(unset.environment), "env SKB_TEST_COMPILER_FLAGS\n");
+  ::setenv("SKB_TEST_COMPILER_FLAGS", "-DX=1", 1);
+  Toolchain set = load_toolchain((dir / "env.json").string(), SKB_TEST_TEMPLATES, "", {});
+  Toolchain plain_set = load_toolchain((dir / "plain.json").string(), SKB_TEST_TEMPLATES, "", {});
+  EXPECT_EQ(environment_lines(set.environment), "env SKB_TEST_COMPILER_FLAGS=-DX=1\n");
+  ::unsetenv("SKB_TEST_COMPILER_FLAGS");
+  EXPECT_NE(set.identity, unset.identity);
+  EXPECT_EQ(plain_set.identity, plain.identity);  // a variable no profile lists names nothing
+  for (const char* bad : {"", "1X", "A-B", "A=B"}) {
+    p["environment"] = {bad};
+    EXPECT_EQ(load_error(p), fmt::format("/environment: expected names of environment variables, not \"{}\"", bad));
+  }
+}
+
 TEST(Toolchain, ALinkStepReadsTheObjectTheCompileWrites) {
   Json p = minimal_profile();
   p["link"] = {"{compiler}", "-shared", "-o", "{out}", "{obj}"};
