@@ -107,7 +107,7 @@ class FileStore : public Store {
     if (recorded_size(root_) <= max_size_) return;
     Eviction done;
     try {
-      done = evict_lru(root_, std::nullopt, max_size_ / 10 * 9, kMode);
+      done = evict_lru(root_, std::nullopt, max_size_ / 10 * 9, kMode, DeadTemps::kKeep);  // writers of other machines
     } catch (const common::Error& e) {
       throw StoreError(e.what());
     }

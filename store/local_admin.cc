@@ -77,7 +77,7 @@ std::uint64_t clean(const fs::path& root) {
     std::error_code ec;
     if (!fs::is_directory(shard, ec)) continue;
     ShardLock lock(shard, kMode);
-    for (const ShardEntry& e : shard_entries(shard))
+    for (const ShardEntry& e : shard_entries(shard, DeadTemps::kRemove))
       if (fs::remove(e.path, ec)) ++removed;
     note_shard_size(shard, 0, kMode, failed);
   }
@@ -87,7 +87,7 @@ std::uint64_t clean(const fs::path& root) {
 
 std::uint64_t evict(const fs::path& root, std::optional<std::uint64_t> older_than_s,
                     std::optional<std::uint64_t> max_size) {
-  Eviction done = evict_lru(root, older_than_s, max_size, kMode);
+  Eviction done = evict_lru(root, older_than_s, max_size, kMode, DeadTemps::kRemove);
   TierStats counted;
   counted.local.evictions = counted.total.evictions = done.removed;
   add_store_stats(root, counted);
@@ -105,7 +105,7 @@ VerifyResult verify(const fs::path& root, const std::function<void(const std::st
     if (!fs::is_directory(shard, ec)) continue;
     ShardLock lock(shard, kMode);
     std::uint64_t bytes = 0;
-    for (const ShardEntry& e : shard_entries(shard)) {
+    for (const ShardEntry& e : shard_entries(shard, DeadTemps::kRemove)) {
       ++r.checked;
       std::string why, name = entry_kernel_name(e.path);
       EntryFiles files;

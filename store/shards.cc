@@ -36,11 +36,11 @@ bool older(const struct timespec& a, const struct timespec& b) {
 
 }  // namespace
 
-std::vector<ShardEntry> shard_entries(const fs::path& shard) {
+std::vector<ShardEntry> shard_entries(const fs::path& shard, DeadTemps temps) {
   std::vector<ShardEntry> out;
   std::error_code ec;
   for (const auto& d : fs::directory_iterator(shard, ec)) {
-    if (dead_writers_temp(d.path())) {
+    if (temps == DeadTemps::kRemove && dead_writers_temp(d.path())) {
       fs::remove(d.path(), ec);
       continue;
     }
@@ -81,7 +81,7 @@ std::uint64_t recorded_size(const fs::path& root) {
 }
 
 Eviction evict_lru(const fs::path& root, std::optional<std::uint64_t> older_than_s,
-                   std::optional<std::uint64_t> max_size, unsigned mode) {
+                   std::optional<std::uint64_t> max_size, unsigned mode, DeadTemps temps) {
   std::vector<std::unique_ptr<ShardLock>> locks;
   std::vector<fs::path> shards;
   std::vector<ShardEntry> all;
@@ -91,7 +91,7 @@ Eviction evict_lru(const fs::path& root, std::optional<std::uint64_t> older_than
     if (!fs::is_directory(shard, ec)) continue;
     locks.push_back(std::make_unique<ShardLock>(shard, mode));
     shards.push_back(shard);
-    for (ShardEntry& e : shard_entries(shard)) all.push_back(std::move(e));
+    for (ShardEntry& e : shard_entries(shard, temps)) all.push_back(std::move(e));
   }
   std::sort(all.begin(), all.end(), [](const ShardEntry& a, const ShardEntry& b) { return older(a.used, b.used); });
   std::uint64_t total = 0;
@@ -112,7 +112,7 @@ Eviction evict_lru(const fs::path& root, std::optional<std::uint64_t> older_than
   }
   for (const fs::path& shard : shards) {
     std::uint64_t bytes = 0;
-    for (const ShardEntry& e : shard_entries(shard)) bytes += e.size;
+    for (const ShardEntry& e : shard_entries(shard, temps)) bytes += e.size;
     note_shard_size(shard, bytes, mode, out.failed);
   }
   return out;

@@ -27,9 +27,13 @@ struct ShardEntry {
   struct timespec used;  // its mtime, which a hit renews
 };
 
-/// The shard's entries (regular files only); leftovers of writers that are gone
-/// (<key>.entry.tmp.<pid>) are removed on the way. Call it under the shard's lock.
-std::vector<ShardEntry> shard_entries(const std::filesystem::path& shard);
+/// What shard_entries does with a writer's leftover (<key>.entry.tmp.<pid>) whose process is gone:
+/// removes it where every writer runs on this machine (the user's local store), keeps it in a
+/// store other machines write too, where that pid says nothing.
+enum class DeadTemps { kRemove, kKeep };
+
+/// The shard's entries (regular files only). Call it under the shard's lock.
+std::vector<ShardEntry> shard_entries(const std::filesystem::path& shard, DeadTemps temps);
 
 /// The shard's recorded byte count (0 when it has none yet), and its replacement.
 std::uint64_t read_shard_size(const std::filesystem::path& shard);
@@ -51,6 +55,6 @@ struct Eviction {
   std::string failed;
 };
 Eviction evict_lru(const std::filesystem::path& root, std::optional<std::uint64_t> older_than_s,
-                   std::optional<std::uint64_t> max_size, unsigned mode);
+                   std::optional<std::uint64_t> max_size, unsigned mode, DeadTemps temps);
 
 }  // namespace skb::store
