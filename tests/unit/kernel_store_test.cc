@@ -365,7 +365,12 @@ TEST(KernelStore, EvictionTakesTheStoresLeastRecentlyUsedFirst) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   for (std::size_t i = 10; i < 16; ++i) store->put(keys[i], std::string(1024, 'y'));
   EXPECT_EQ(store->evictions(), 0u) << "16 KiB in a store capped at 16 KiB";
+  // A writer's temporary entry whose pid is no process here: another machine's, in a shared store.
+  fs::path theirs = root / std::string(1, common::sha256_hex(keys[19])[0]) / "skb1_x.entry.tmp.4194303";
+  test::write_text(theirs, "being written");
   for (std::size_t i = 16; i < 20; ++i) store->put(keys[i], std::string(1024, 'y'));
+  EXPECT_GT(store->evictions(), 0u);
+  EXPECT_TRUE(fs::exists(theirs)) << "a builder's eviction removed another writer's temporary entry";
   EXPECT_TRUE(store->get(keys[0]));
   EXPECT_FALSE(store->get(keys[1]));
   EXPECT_TRUE(store->get(keys[19]));
