@@ -11,6 +11,7 @@
 #include "common/sha256.h"
 #include "packager/format/launch.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/load_bytes.h"
 #include "skb/runtime.h"
 
 namespace skb::runtime {
@@ -133,8 +134,11 @@ std::shared_ptr<KernelModule> KernelModule::load(const IndexEntry& entry) {
     m->dependent_launch_ = launches_dependent(cuda, module, entry);
     return m;
   }
-  m->handle_ = dlopen(entry.bin.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!m->handle_) throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}", entry.kernel_name, dlerror()));
+  // The bytes just checked are what loads, not the file again.
+  std::string why;
+  m->handle_ = dlopen_bytes(bytes, entry.kernel_name, why);
+  if (!m->handle_)
+    throw RuntimeError(SKB_ERR_LOAD, fmt::format("kernel {}: {}: {}", entry.kernel_name, entry.bin.string(), why));
   m->symbol_ = dlsym(m->handle_, entry.entry.c_str());
   if (!m->symbol_)
     throw RuntimeError(

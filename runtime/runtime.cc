@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "common/error.h"
 #include "common/json_input.h"
@@ -97,9 +98,12 @@ std::shared_ptr<const Index> load_index(const skb_runtime& rt) {
   return index;
 }
 
+// A loaded kernel's place in the runtime's cache: its file and the bytes the index says it has.
+std::string module_key(const IndexEntry& entry) { return entry.bin.string() + "\n" + entry.sha256; }
+
 std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entry) {
   std::lock_guard<std::mutex> lock(rt.mu);
-  const std::string key = entry.bin.string() + "\n" + entry.sha256;
+  const std::string key = module_key(entry);
   if (auto it = rt.modules.find(key); it != rt.modules.end()) return it->second;
   auto module = KernelModule::load(entry);  // throws: nothing is cached
   rt.modules.emplace(key, module);
@@ -189,7 +193,9 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     if (entry.variant == "dynamic") {
       if (std::string why = skb::opmodel::unsupported_by_dynamic(record); !why.empty())
         throw RuntimeError(SKB_ERR_UNSUPPORTED,
-                           fmt::format("{}: no static kernel for this call, and {}", record.op_type, why));
+                           dynamic_only
+                               ? fmt::format("{}: its dynamic kernel cannot serve it: {}", record.op_type, why)
+                               : fmt::format("{}: no static kernel for this call, and {}", record.op_type, why));
       op->kind = SKB_KERNEL_DYNAMIC;
       if (!entry.launch.on_device()) op->args = std::make_unique<CallArgs>(record);
     }
@@ -209,6 +215,27 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
     }
     *out = op.release();
   });
+}
+
+// What skb_runtime_find answers for a call, in words: a call it refuses is refused here too.
+std::string explain_call(const Index& index, const skb::opmodel::OpRecord& record) {
+  if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())
+    return fmt::format("{}: refused as unsupported: {}", record.op_type, why);
+  std::string text;
+  auto hit = index.by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
+  if (hit == index.by_key.end())
+    text = skb::runtime::explain_miss(index, record);
+  else if (const std::string* why = index.withheld_reason(hit->first))
+    text = fmt::format("{}: {}", record.op_type, *why);
+  else
+    return fmt::format("{}: static kernel {} (package {})", record.op_type, hit->second.kernel_name,
+                       hit->second.package);
+  if (index.by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)))) {
+    std::string why = skb::opmodel::unsupported_by_dynamic(record);
+    text += why.empty() ? "; the dynamic kernel of its op and dtypes serves it"
+                        : "; the dynamic kernel of its op and dtypes cannot serve it: " + why;
+  }
+  return text;
 }
 
 }  // namespace
@@ -236,6 +263,12 @@ int skb_runtime_reload(skb_runtime* rt) {
     auto fresh = load_index(*rt);
     std::lock_guard<std::mutex> lock(rt->mu);
     rt->index = std::move(fresh);
+    // A kernel the index no longer lists (its package removed, or replaced by other bytes) is no
+    // longer served; the ops resolved to it hold it themselves.
+    std::set<std::string> listed;
+    for (const auto& [key, entry] : rt->index->by_key) listed.insert(module_key(entry));
+    for (auto it = rt->modules.begin(); it != rt->modules.end();)
+      it = listed.count(it->first) ? std::next(it) : rt->modules.erase(it);
   });
 }
 
@@ -270,20 +303,7 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
       std::lock_guard<std::mutex> lock(rt->mu);
       index = rt->index;
     }
-    std::string text;
-    auto hit = index->by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
-    if (hit != index->by_key.end())
-      text = fmt::format("{}: static kernel {} (package {})", record.op_type, hit->second.kernel_name,
-                         hit->second.package);
-    else
-      text = skb::runtime::explain_miss(*index, record);
-    if (const std::string* why = hit == index->by_key.end() ? nullptr : index->withheld_reason(hit->first)) {
-      text = fmt::format("{}: {}", record.op_type, *why);
-      hit = index->by_key.end();
-    }
-    if (index->by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record))) &&
-        hit == index->by_key.end())
-      text += "; the dynamic kernel of its op and dtypes serves it";
+    std::string text = explain_call(*index, record);
     if (!index->payoff_problem.empty()) text += " (" + index->payoff_problem + ")";
     if (needed) *needed = text.size();
     if (size > 0) {

@@ -187,6 +187,11 @@ TEST(Runtime, ADynamicKernelServesEveryRowMajorFormatAndRefusesOthers) {
   EXPECT_NE(std::string(skb_last_error()).find("format FRACTAL_NZ: a dynamic kernel computes row-major layouts only"),
             std::string::npos)
       << skb_last_error();
+  // skb_runtime_explain says what find answers.
+  std::string why = explain(rt.rt, nz);
+  EXPECT_NE(why.find("; the dynamic kernel of its op and dtypes cannot serve it: format FRACTAL_NZ"), std::string::npos)
+      << why;
+  EXPECT_EQ(why.find("serves it"), std::string::npos) << why;
 }
 
 TEST(Runtime, ACallOfAnAttributeTheTemplatesDoNotComputeIsRefusedNeverRun) {
@@ -197,6 +202,10 @@ TEST(Runtime, ACallOfAnAttributeTheTemplatesDoNotComputeIsRefusedNeverRun) {
   EXPECT_EQ(a.rc, SKB_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(skb_last_error()).find("MatMulV2: attr offset_x 3: a quantization offset"), std::string::npos)
       << skb_last_error();
+  EXPECT_EQ(explain(rt.rt, quantized).rfind("MatMulV2: refused as unsupported: attr offset_x 3: a quantization offset",
+                                            0),
+            0u)
+      << explain(rt.rt, quantized);
   Json unknown = add_record();
   unknown["attrs"].push_back(attr("alpha", 0, "float", 0.5));
   Op b(rt.rt, unknown);
@@ -325,6 +334,24 @@ TEST(Runtime, AKernelWhoseBytesDoNotMatchTheIndexIsRefused) {
   EXPECT_NE(std::string(skb_last_error()).find(victim.string()), std::string::npos) << skb_last_error();
   Op other(rt.rt, add_record());  // the others still load
   EXPECT_EQ(other.rc, SKB_OK) << skb_last_error();
+}
+
+// A host kernel runs the bytes that were checked: they are loaded from a sealed memfd, never from
+// the kernel's file again, which could be replaced between the check and the load (and a library
+// dlopen has loaded from a path is what it hands back for that path, whatever the file holds now).
+TEST(Runtime, AHostKernelIsLoadedFromTheBytesThatWereCheckedNotFromItsFile) {
+  Runtime rt(fresh_library("checked-bytes"));
+  Op op(rt.rt, add_record());
+  ASSERT_EQ(op.rc, SKB_OK) << skb_last_error();
+  std::ifstream maps("/proc/self/maps");
+  std::string line, kernel = op.name(), from_memfd, from_file;
+  while (std::getline(maps, line)) {
+    if (line.find("/memfd:" + kernel) != std::string::npos) from_memfd = line;
+    if (line.find("/" + kernel + ".so") != std::string::npos) from_file = line;
+  }
+  EXPECT_NE(from_memfd, "") << "no mapping of the kernel's memfd";
+  EXPECT_EQ(from_file, "") << "the kernel was mapped from its file: " << from_file;
+  EXPECT_EQ(run_and_compare(op, add_record()), "");
 }
 
 // A FIFO where a library's file should be (a kernel, an index) is refused, never waited on for

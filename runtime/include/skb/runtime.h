@@ -51,8 +51,9 @@ enum { SKB_KERNEL_STATIC = 1, SKB_KERNEL_DYNAMIC = 2 };
  * NULL means $SKB_INSTALL_PATH) for one SoC (NULL: the only one installed). Reads its index. */
 int skb_runtime_open(const char* install_path, const char* soc, skb_runtime** out);
 
-/** Re-reads the index, so that packages installed since open are found. Ops already resolved keep
- * running the kernel they resolved to. */
+/** Re-reads the index, so that packages installed since open are found and those removed are no
+ * longer served. Ops already resolved keep running the kernel they resolved to. On failure the
+ * runtime keeps the index it had. */
 int skb_runtime_reload(skb_runtime* rt);
 
 /** Kernels the index lists, static and dynamic. */
