@@ -102,7 +102,7 @@ std::map<std::string, Call> calls_by_key(const std::vector<std::string>& dirs, s
   std::vector<fs::path> paths(dirs.begin(), dirs.end());
   std::map<std::string, Call> calls;
   for (const auto& file : opmodel::discover(paths).files) {
-    std::string text = common::read_file(file, 64 << 20);
+    std::string text = common::read_file(file, opmodel::kMaxRecordSize);
     try {
       opmodel::OpRecord rec = opmodel::parse_op_record(common::parse_json(text));
       std::string key = common::sha256_hex(opmodel::canonical_signature(rec));

@@ -41,7 +41,7 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
   c.file = file;
   opmodel::OpRecord record;
   try {
-    record = opmodel::parse_op_record(common::parse_json(common::read_file(file, 64 << 20)));
+    record = opmodel::parse_op_record(common::parse_json(common::read_file(file, opmodel::kMaxRecordSize)));
     opmodel::check_shapes(record);
   } catch (const common::FieldError& e) {
     c.kind = CoveredRecord::Kind::kInvalid;

@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kMaxRecord = 4 << 20;
-
 // What a pointer into a signature names, for people: an attr's name.
 std::string note_for(const std::string& pointer, const Json& sig_a, const Json& sig_b) {
   if (pointer.rfind("/attrs/", 0) != 0) return "";
@@ -34,7 +32,7 @@ std::string note_for(const std::string& pointer, const Json& sig_a, const Json& 
 }  // namespace
 
 Json read_signature(const fs::path& file, std::string* canonical, std::string* dynamic) {
-  std::string text = common::read_file(file, kMaxRecord);
+  std::string text = common::read_file(file, opmodel::kMaxRecordSize);
   try {
     opmodel::OpRecord record = opmodel::parse_op_record(common::parse_json(text));
     opmodel::check_shapes(record);

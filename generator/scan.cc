@@ -63,7 +63,7 @@ class Outcomes {
 void scan_one(const std::string& file, Partial& out, Outcomes& outcomes) {
   std::string digest;
   try {
-    std::string text = common::read_file(file, kMaxStatsFileSize);
+    std::string text = common::read_file(file, opmodel::kMaxRecordSize);
     digest = common::sha256_hex(text);
     if (auto known = outcomes.find(digest)) {
       if (known->error.empty()) {

@@ -25,9 +25,6 @@ struct ScanResult {
   std::map<std::string, std::string> file_of;  // canonical signature → the first file by name that holds it
 };
 
-/// Largest op-statistics file accepted; real ones are a few KiB.
-constexpr std::size_t kMaxStatsFileSize = 4 << 20;
-
 /// Reads, validates and deduplicates files on `threads` threads. A bad file is recorded in
 /// `rejected` and the scan goes on. `progress` is called now and then with the files done.
 ScanResult scan_files(const std::vector<std::string>& files, unsigned threads,

@@ -61,6 +61,10 @@ struct OpRecord {
   const Attr* find_attr(std::string_view name) const;
 };
 
+/// The largest op-statistics record any part of skb reads (the generator, skb coverage, skb-replay,
+/// skb explain and bench, the runtime): real ones are a few KiB.
+inline constexpr std::size_t kMaxRecordSize = std::size_t{4} << 20;
+
 /// Validates a parsed op-statistics document. Throws common::FieldError with the JSON pointer
 /// of the first field that is not as the format says.
 OpRecord parse_op_record(const Json& doc);

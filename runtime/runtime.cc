@@ -111,6 +111,10 @@ std::shared_ptr<KernelModule> module_for(skb_runtime& rt, const IndexEntry& entr
 }
 
 skb::opmodel::OpRecord parse_call(const char* op_json) {
+  if (std::strlen(op_json) > skb::opmodel::kMaxRecordSize)
+    throw RuntimeError(SKB_ERR_INVALID, fmt::format("op description: larger than {} bytes, the most an op record "
+                                                    "may be",
+                                                    skb::opmodel::kMaxRecordSize));
   try {
     skb::opmodel::OpRecord record = skb::opmodel::parse_op_record(skb::common::parse_json(op_json));
     // A kernel of any library, however it was built, is only ever given shapes that agree.

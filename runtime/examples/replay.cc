@@ -59,7 +59,7 @@ void replay(skb_runtime* rt, const std::filesystem::path& file, bool verbose, bo
   ++n.calls;
   std::string text;
   try {
-    text = skb::common::read_file(file, 64 << 20);
+    text = skb::common::read_file(file, skb::opmodel::kMaxRecordSize);
   } catch (const Error& e) {  // too large, or unreadable: a record that is not valid, as skb coverage counts it
     ++n.invalid;
     fmt::print(stderr, "skb-replay: warning: {}\n", e.what());

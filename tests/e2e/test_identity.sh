@@ -199,11 +199,11 @@ grep -q "no static kernel for this call; nearest of [0-9]* installed: .*; first 
 echo "    $(grep -c 'nearest of' <<<"$out") calls explained; $(tail -1 <<<"$out")"
 # A record too large to read is one record that is not valid, never the end of the report.
 cp -r unseen oversized
-truncate -s 65M "$(dirname "$(find oversized -name '*.json' | head -1)")/Big_1.json"
+truncate -s 5M "$(dirname "$(find oversized -name '*.json' | head -1)")/Big_1.json"
 out=$(skb coverage --install-path "$PWD/lib" oversized) || fail "skb coverage with an oversized record: $out"
-grep -q "Big_1.json: not a valid record: larger than 67108864 bytes" <<<"$out" || fail "skb coverage said: $out"
+grep -q "Big_1.json: not a valid record: larger than 4194304 bytes" <<<"$out" || fail "skb coverage said: $out"
 grep -q "; 1 not valid records" <<<"$out" || fail "skb coverage said: $out"
 out=$(skb-replay --install-path "$PWD/lib" oversized 2>err) || fail "skb-replay with an oversized record: $out $(cat err)"
 grep -q "1 were not valid records" <<<"$out" || fail "skb-replay said: $out"
-grep -q "Big_1.json: larger than 67108864 bytes" err || fail "skb-replay said: $(cat err)"
+grep -q "Big_1.json: larger than 4194304 bytes" err || fail "skb-replay said: $(cat err)"
 echo PASS

@@ -202,9 +202,9 @@ TEST(Runtime, ACallOfAnAttributeTheTemplatesDoNotComputeIsRefusedNeverRun) {
   EXPECT_EQ(a.rc, SKB_ERR_UNSUPPORTED);
   EXPECT_NE(std::string(skb_last_error()).find("MatMulV2: attr offset_x 3: a quantization offset"), std::string::npos)
       << skb_last_error();
-  EXPECT_EQ(explain(rt.rt, quantized).rfind("MatMulV2: refused as unsupported: attr offset_x 3: a quantization offset",
-                                            0),
-            0u)
+  EXPECT_EQ(
+      explain(rt.rt, quantized).rfind("MatMulV2: refused as unsupported: attr offset_x 3: a quantization offset", 0),
+      0u)
       << explain(rt.rt, quantized);
   Json unknown = add_record();
   unknown["attrs"].push_back(attr("alpha", 0, "float", 0.5));
@@ -478,6 +478,11 @@ TEST(Runtime, BadArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(skb_runtime_find(ok.rt, "{\"op_type\": 3}", &op), SKB_ERR_INVALID);
   EXPECT_NE(std::string(skb_last_error()).find("/op_type"), std::string::npos) << skb_last_error();
   EXPECT_EQ(skb_runtime_find(ok.rt, "{not json", &op), SKB_ERR_INVALID);
+  // Larger than any op record may be (a valid one padded): refused before it is parsed.
+  std::string padded = add_record().dump();
+  padded.insert(padded.size() - 1, ", \"padding\": \"" + std::string(opmodel::kMaxRecordSize, 'x') + "\"");
+  EXPECT_EQ(skb_runtime_find(ok.rt, padded.c_str(), &op), SKB_ERR_INVALID);
+  EXPECT_NE(std::string(skb_last_error()).find("larger than 4194304 bytes"), std::string::npos) << skb_last_error();
   EXPECT_EQ(skb_runtime_find(ok.rt, nullptr, &op), SKB_ERR_INVALID);
   EXPECT_EQ(skb_op_run(nullptr, nullptr, nullptr), SKB_ERR_INVALID);
   EXPECT_EQ(op, nullptr);

@@ -59,7 +59,7 @@ int skb_runtime_reload(skb_runtime* rt);
 /** Kernels the index lists, static and dynamic. */
 size_t skb_runtime_kernel_count(const skb_runtime* rt);
 
-/** The message of the last failed call on this thread, "" when none. */
+/** The message of the last failed call on this thread; a call that succeeds makes it "". */
 const char* skb_last_error(void);
 
 void skb_runtime_close(skb_runtime* rt);
