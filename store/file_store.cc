@@ -96,9 +96,7 @@ class FileStore : public Store {
         write(path, value);
         std::uint64_t total = read_shard_size(shard) + value.size();
         write_shard_size(shard, total > old_size ? total - old_size : 0, kMode);
-      } catch (const StoreError&) {
-        throw;
-      } catch (const common::Error& e) {
+      } catch (const common::Error& e) {  // a StoreError (of write) is no common::Error: it goes as it is
         throw StoreError(e.what());
       }
     }
