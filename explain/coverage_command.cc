@@ -8,13 +8,10 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/json_input.h"
-#include "common/sha256.h"
-#include "opmodel/defines.h"
 #include "opmodel/discovery.h"
 #include "opmodel/shape_rules.h"
-#include "opmodel/support.h"
 #include "packager/format/manifest.h"
-#include "runtime/nearest.h"
+#include "runtime/answer.h"
 #include "runtime/payoff.h"
 
 namespace skb::explain {
@@ -54,23 +51,11 @@ CoveredRecord cover_one(const runtime::Index& index, const std::string& file,
     c.why = fmt::format("not a valid record: {}", why);
     return c;
   }
-  if (std::string why = opmodel::unsupported_attrs(record); !why.empty()) {
-    c.why = record.op_type + ": refused as unsupported: " + why;
-    return c;
-  }
-  auto hit = index.by_key.find(common::sha256_hex(opmodel::canonical_signature(record)));
-  const std::string* withheld = hit == index.by_key.end() ? nullptr : index.withheld_reason(hit->first);
-  if (hit != index.by_key.end() && hit->second.variant != "dynamic" && !withheld) {
-    c.kind = CoveredRecord::Kind::kStatic;
-    return c;
-  }
-  // A static kernel the payoff evidence withholds serves no call, as in the runtime.
-  c.why = withheld ? *withheld : runtime::explain_miss(index, record, signatures);
-  if (index.by_key.count(common::sha256_hex(opmodel::dynamic_signature(record))) &&
-      opmodel::unsupported_by_dynamic(record).empty()) {
-    c.kind = CoveredRecord::Kind::kDynamic;
-    c.why += "; the dynamic kernel of its op and dtypes serves it";
-  }
+  runtime::Answer a = runtime::answer(index, record, signatures);
+  c.kind = a.kind == runtime::Answer::Kind::kStatic    ? CoveredRecord::Kind::kStatic
+           : a.kind == runtime::Answer::Kind::kDynamic ? CoveredRecord::Kind::kDynamic
+                                                       : CoveredRecord::Kind::kNone;
+  c.why = std::move(a.why);
   return c;
 }
 

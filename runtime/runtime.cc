@@ -18,6 +18,7 @@
 #include "opmodel/shape_rules.h"
 #include "opmodel/support.h"
 #include "packager/format/manifest.h"
+#include "runtime/answer.h"
 #include "runtime/call_args.h"
 #include "runtime/call_buffers.h"
 #include "runtime/cuda_driver.h"
@@ -25,7 +26,6 @@
 #include "runtime/index_reader.h"
 #include "runtime/kernel_module.h"
 #include "runtime/miss_recorder.h"
-#include "runtime/nearest.h"
 #include "runtime/payoff.h"
 
 using skb::runtime::CallArgs;
@@ -221,27 +221,6 @@ int find_kernel(skb_runtime* rt, const char* op_json, skb_op** out, bool dynamic
   });
 }
 
-// What skb_runtime_find answers for a call, in words: a call it refuses is refused here too.
-std::string explain_call(const Index& index, const skb::opmodel::OpRecord& record) {
-  if (std::string why = skb::opmodel::unsupported_attrs(record); !why.empty())
-    return fmt::format("{}: refused as unsupported: {}", record.op_type, why);
-  std::string text;
-  auto hit = index.by_key.find(skb::common::sha256_hex(skb::opmodel::canonical_signature(record)));
-  if (hit == index.by_key.end())
-    text = skb::runtime::explain_miss(index, record);
-  else if (const std::string* why = index.withheld_reason(hit->first))
-    text = fmt::format("{}: {}", record.op_type, *why);
-  else
-    return fmt::format("{}: static kernel {} (package {})", record.op_type, hit->second.kernel_name,
-                       hit->second.package);
-  if (index.by_key.count(skb::common::sha256_hex(skb::opmodel::dynamic_signature(record)))) {
-    std::string why = skb::opmodel::unsupported_by_dynamic(record);
-    text += why.empty() ? "; the dynamic kernel of its op and dtypes serves it"
-                        : "; the dynamic kernel of its op and dtypes cannot serve it: " + why;
-  }
-  return text;
-}
-
 }  // namespace
 
 extern "C" {
@@ -307,7 +286,8 @@ int skb_runtime_explain(skb_runtime* rt, const char* op_json, char* buf, size_t 
       std::lock_guard<std::mutex> lock(rt->mu);
       index = rt->index;
     }
-    std::string text = explain_call(*index, record);
+    skb::runtime::InstalledSignatures signatures;
+    std::string text = skb::runtime::answer(*index, record, signatures).why;
     if (!index->payoff_problem.empty()) text += " (" + index->payoff_problem + ")";
     if (needed) *needed = text.size();
     if (size > 0) {
