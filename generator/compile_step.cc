@@ -13,6 +13,7 @@
 #include "common/json_input.h"
 #include "common/process.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "generator/ninja_writer.h"
 #include "generator/sidecar.h"
 #include "generator/toolchain.h"
@@ -286,14 +287,9 @@ void remove_leftover_temps(const CompileStep& s) {
 void refuse_another_compiler(const CompileStep& s) {
   std::optional<std::string> stamp = common::read_file_if_exists(s.dir.parent_path() / kCompilerStampFile, 1 << 16);
   if (!stamp) return;  // a build folder of an older skb
-  std::vector<std::string> lines;
-  for (std::size_t at = 0, nl; at < stamp->size(); at = nl + 1) {
-    nl = stamp->find('\n', at);
-    if (nl == std::string::npos) nl = stamp->size();
-    lines.push_back(stamp->substr(at, nl - at));
-  }
+  const std::vector<std::string_view> lines = common::lines(*stamp);
   if (lines.size() < 2) return;
-  const std::string& compiler = lines[0];
+  const std::string compiler(lines[0]);
   std::string now = compiler_stamp(compiler);
   if (now != lines[1])
     throw common::Error(
@@ -301,14 +297,14 @@ void refuse_another_compiler(const CompileStep& s) {
                     "rerun skb-generate, which names the kernels by the compiler there is now",
                     compiler, lines[1], now.empty() ? "gone" : now));
   // "env NAME=value" or "env NAME": the value, quoted, or "unset"
-  auto value_of = [](const std::string& line) {
+  auto value_of = [](std::string_view line) {
     std::size_t eq = line.find('=');
     return eq == std::string::npos ? std::string("unset") : fmt::format("\"{}\"", line.substr(eq + 1));
   };
   for (std::size_t i = 2; i < lines.size(); ++i) {
     if (lines[i].rfind("env ", 0) != 0) continue;
     std::size_t eq = lines[i].find('=');
-    std::string name = lines[i].substr(4, eq == std::string::npos ? std::string::npos : eq - 4);
+    std::string name(lines[i].substr(4, eq == std::string_view::npos ? std::string_view::npos : eq - 4));
     std::string here = environment_lines({name});
     here.pop_back();  // its newline
     if (here != lines[i])

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/text.h"
 
 namespace skb::generator {
 namespace fs = std::filesystem;
@@ -23,12 +24,9 @@ std::vector<std::string> quoted_includes(const std::string& text) {
   static const std::regex kInclude(R"re([ \t]*#[ \t]*include[ \t]*"([^"]+)".*)re");
   std::vector<std::string> names;
   std::smatch m;
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(at, end - at);
+  for (std::string_view view : common::lines(text)) {
+    std::string line(view);
     if (line.find("include") != std::string::npos && std::regex_match(line, m, kInclude)) names.push_back(m[1].str());
-    at = end + 1;
   }
   return names;
 }

@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "packager/collect.h"
 #include "packager/format/gzip_bytes.h"
 #include "packager/format/manifest.h"
@@ -80,14 +81,8 @@ Installer read_installer(const fs::path& file) {
 void check_records_list(const fs::path& list, const Collected& c) {
   std::set<std::string> expected, packed;
   std::string text = common::read_file(list, 1 << 28);
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
+  for (std::string_view line : common::lines(text))
     if (!line.empty()) expected.insert(fs::path(line).stem().string());
-    start = end + 1;
-  }
   for (const auto& k : c.manifest.kernels) packed.insert(k.name);
   if (expected != packed)
     throw Error(fmt::format("{}: the build graph lists {} kernels, plan.json {}: regenerate with skb-generate",

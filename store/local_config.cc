@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "common/fs.h"
 #include "common/home_dir.h"
+#include "common/text.h"
 
 namespace skb::store {
 namespace fs = std::filesystem;
@@ -44,11 +45,8 @@ Conf read_conf(const fs::path& file, bool dir_allowed) {
   auto text = common::read_file_if_exists(file, 1 << 16);
   if (!text) return c;
   int line_no = 0;
-  for (std::size_t at = 0; at < text->size();) {
-    std::size_t end = text->find('\n', at);
-    if (end == std::string::npos) end = text->size();
-    std::string line = text->substr(at, end - at);
-    at = end + 1;
+  for (std::string_view view : common::lines(*text)) {
+    std::string line(view);
     ++line_no;
     if (auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
     auto trim = [](std::string s) {

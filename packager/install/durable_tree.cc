@@ -19,6 +19,7 @@
 
 #include "common/error.h"
 #include "common/fs.h"
+#include "common/text.h"
 
 namespace skb::installer {
 namespace fs = std::filesystem;
@@ -31,10 +32,7 @@ constexpr unsigned kSyncThreads = 8;
 
 // "Dirty:     1234 kB" -> bytes; nothing when the line is missing.
 std::optional<std::uint64_t> meminfo_bytes(std::string_view text, std::string_view key) {
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t end = std::min(text.find('\n', at), text.size());
-    std::string_view line = text.substr(at, end - at);
-    at = end + 1;
+  for (std::string_view line : common::lines(text)) {
     if (line.size() <= key.size() || line.substr(0, key.size()) != key || line[key.size()] != ':') continue;
     std::size_t digits = line.find_first_not_of(' ', key.size() + 1);
     if (digits == std::string_view::npos) return std::nullopt;
