@@ -258,6 +258,11 @@ bool is_file(const fs::path& path) {
   return lstat_of(path, st) && S_ISREG(st.st_mode);
 }
 
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 namespace {
 
 // Calls f(entry) for each entry of dir but "." and ".."; false when dir does not exist, IoError

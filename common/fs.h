@@ -105,6 +105,10 @@ bool path_exists(const std::filesystem::path& path);
 /// IoError when it cannot be told.
 bool is_file(const std::filesystem::path& path);
 
+/// Whether a and b name one file (symlinks followed, by device and inode); false when either
+/// cannot be reached.
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b);
+
 /// The names in a folder (not "." and ".."), in no order; none when the folder does not exist;
 /// throws IoError when it cannot be listed, whole.
 std::vector<std::string> list_dir(const std::filesystem::path& dir);

@@ -264,8 +264,8 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
       ::unlink(run.c_str());
       run = *same;
     } else {
-      for (const fs::path& p : before)
-        if (p != run) ::unlink(p.c_str());
+      for (const fs::path& p : before)  // but the base of a delta, which the delta needs
+        if (p != run && !(!job.base.empty() && common::same_file(p, job.base))) ::unlink(p.c_str());
     }
   }
   if (job.cann_output)

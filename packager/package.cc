@@ -288,7 +288,8 @@ PackageResult make_package(const PackageOptions& o) {
     link_latest(r, o.stamp.parent_path().empty() ? fs::path(".") : o.stamp.parent_path());
     std::optional<fs::path> before = previous_package(o.stamp, r.run);
     write_stamp(o.stamp, r);
-    if (before) ::unlink(before->c_str());  // the one this package follows: one .run per folder
+    // The one this package follows: one .run per folder, but never the base a delta needs.
+    if (before && !(!o.base.empty() && common::same_file(*before, o.base))) ::unlink(before->c_str());
   }
   return r;
 }

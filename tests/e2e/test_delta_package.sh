@@ -45,6 +45,20 @@ grep -q "$(basename "$S" .run) is a delta on $pa: [0-9]* of its [0-9]* files are
   fail "--extract of a delta does not say what it left out: $(cat ex.err)"
 expect_eq "$(find ex -name '*.so' | wc -l)" $((nb - nfrom)) "kernels a delta's --extract unpacks"
 
+step "a delta packaged into its base's folder keeps the base there (skb-package and op_compiler)"
+A2=$(build_package dump_a same)
+D2=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b same --base "$A2")
+[ -f "$A2" ] || fail "the delta removed its base, $A2"
+[ -f "$D2" ] || fail "no delta in the base's folder"
+ninja -C same/.skb >/dev/null || fail "the build folder's graph lost the base it reads"
+compat=$SKB_BIN/../libexec/skb/compat
+"$compat/op_compiler" -p dump_a -o cann -l error >/dev/null 2>cann.err || fail "op_compiler: $(cat cann.err)"
+base=$(ls cann/*.run)
+SOURCE_DATE_EPOCH=1700000100 "$compat/op_compiler" -p dump_b -o cann -l error --base "$base" >/dev/null 2>cann.err ||
+  fail "op_compiler --base: $(cat cann.err)"
+[ -f "$base" ] || fail "op_compiler removed the base of its delta, $base"
+expect_eq "$(ls cann/*.run | wc -l)" 2 "packages op_compiler left in DEST (the base and its delta)"
+
 step "a base that cannot serve is a bad command line, said before anything is compiled"
 rc=0; skb-package -p dump_b -o out_nobase --base "$PWD/no-such.run" 2>nobase.err || rc=$?
 expect_eq "$rc" 2 "skb-package --base of a missing file"
