@@ -23,6 +23,7 @@
 #include "opmodel/discovery.h"
 #include "packager/format/manifest.h"
 #include "packager/install/run_file.h"
+#include "packager/ninja_program.h"
 #include "packager/package.h"
 
 namespace skb::packager {
@@ -237,11 +238,10 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
     if (fresh_build) common::remove_tree(build);
     throw NoRecords(fmt::format("no op records in {} that a kernel can be built for", fmt::join(job.dirs, ", ")));
   }
-  std::string ninja = common::find_program("ninja");
-  if (ninja.empty()) throw Error("ninja is not on PATH (Debian: apt-get install ninja-build)");
-  std::vector<std::string> build_cmd = {ninja, "-C", build.string()};
+  NinjaProgram ninja = find_ninja();
+  std::vector<std::string> build_cmd = {ninja.path, "-C", build.string()};
   if (job.jobs) build_cmd.insert(build_cmd.end(), {"-j", std::to_string(job.jobs)});
-  if (job.quiet) build_cmd.push_back("--quiet");
+  if (job.quiet && ninja.takes_quiet) build_cmd.push_back("--quiet");  // an older one shows its progress
   if (job.log == "debug") build_cmd.push_back("-v");
   int built = common::run_process(build_cmd, common::Output::kToStderr).exit_code;
   if (work) copy_compile_logs(build, dest.dir, diag);

@@ -308,13 +308,15 @@ std::optional<int> parse_user_options(int argc, char** argv, int first, Args& a,
       case kCheck:
         a.check = true;
         break;
-      case kExtract:
+      case kExtract:  // an empty value (an unset variable) never means the default library
+        if (!*optarg) return usage("--extract needs a folder, and was given an empty value");
         a.extract = optarg;
         break;
       case kInstall:
         a.install = true;
         break;
       case kInstallPath:
+        if (!*optarg) return usage("--install-path needs a folder, and was given an empty value");
         a.install_path = optarg;
         break;
       case kUninstall:

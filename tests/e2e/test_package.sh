@@ -13,6 +13,20 @@ run=$(build_package dump out)
 expect_eq "$(ls out)" "$(basename "$run")" "what the destination holds"
 kernels=$(json_get out/.skb/package.json 'j["kernels"]')
 
+step "a ninja older than 1.11 (no --quiet): the quiet whole job builds all the same"
+real_ninja=$(command -v ninja)
+mkdir -p old-ninja
+cat >old-ninja/ninja <<EOF
+#!/bin/sh
+[ "\$1" = --version ] && { echo 1.10.2; exit 0; }
+for a; do [ "\$a" = --quiet ] && { echo "ninja: unrecognized option '--quiet'" >&2; exit 1; }; done
+exec "$real_ninja" "\$@"
+EOF
+chmod +x old-ninja/ninja
+make_dump dump_old --ranks 1 --seqs 10 --hidden 16 --heads 2
+run_old=$(PATH=$PWD/old-ninja:$PATH build_package dump_old out_old 2>old.err) || fail "with ninja 1.10: $(cat old.err)"
+[ -f "$run_old" ] || fail "with ninja 1.10, no .run at '$run_old'"
+
 step "ninja makes no new package when no kernel changed; a new kernel's package replaces the old one"
 expect_eq "$(ninja -C out/.skb | tail -1)" "ninja: no work to do." "ninja after packaging"
 expect_eq "$(build_package dump out)" "$run" "the whole job again"
@@ -249,6 +263,11 @@ if sh "$run" --bogus >/dev/null 2>&1; then fail "unknown option accepted"; fi
 sh "$run" --bogus >/dev/null 2>&1 || expect_eq "$?" 2 "exit status of an unknown option"
 expect_eq "$(sh "$run" --list | wc -l)" "$kernels" "kernels listed by --list"
 sh "$run" --version | grep -q "skb" || fail "--version"
+for empty in --extract= --install-path=; do  # an unset variable's value: never the default library
+  rc=0; sh "$run" "$empty" -q 2>empty.err || rc=$?
+  expect_eq "$rc" 2 "exit status of $empty with no value"
+  grep -q -e "${empty%=} needs a folder, and was given an empty value" empty.err || fail "$empty said: $(cat empty.err)"
+done
 sh "$run" --extract="$PWD/ex" -q || fail "--extract failed"
 expect_eq "$(find ex -name '*.so' | wc -l)" "$kernels" "kernels extracted"
 ex_manifest=$(find ex -name manifest.json)
