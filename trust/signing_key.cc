@@ -98,7 +98,8 @@ void write_signing_key(const std::filesystem::path& file, const SigningKey& key)
 }
 
 SigningKey read_signing_key(const std::filesystem::path& file) {
-  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO in its place is refused as not a file, not waited on for ever.
+  int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error(fmt::format("{}: cannot open the signing key: {}", file.string(), std::strerror(errno)));
   struct stat st {};
   std::string text(kMaxKeyFile, '\0');

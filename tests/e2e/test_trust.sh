@@ -49,6 +49,13 @@ expect_eq "$(stat -c %a ci1.key)" 600 "private key mode"
 grep -qE '^ci-1:[A-Za-z0-9+/]{43}=$' ci1.pub || fail "public key line: $(cat ci1.pub)"
 expect_eq "$(skb key public ci1.key)" "$(cat ci1.pub)" "skb key public"
 secret=$(cut -d: -f2 ci1.key)
+rc=0; skb key public ci1.key >/dev/full 2>full.err || rc=$?
+expect_eq "$rc" 1 "skb key public onto a full disk"
+grep -q "^skb: error: standard output: cannot write: No space left on device" full.err || fail "said: $(cat full.err)"
+mkfifo fifo.key && chmod 600 fifo.key
+rc=0; timeout 20 skb key public fifo.key 2>fifo.err || rc=$?
+expect_eq "$rc" 1 "skb key public of a FIFO"
+grep -q "fifo.key: not a readable file" fifo.err || fail "a FIFO as the key: $(cat fifo.err)"
 if skb key new ci-1 ci1.key 2>again.err; then fail "a key file was overwritten"; fi
 grep -q "ci1.key: cannot create: File exists" again.err || fail "overwrite message: $(cat again.err)"
 cp ci1.key loose.key && chmod 644 loose.key
