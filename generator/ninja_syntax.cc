@@ -23,6 +23,12 @@ void refuse_line_breaks(std::string_view word) {
 
 std::string ninja_path(std::string_view path) {
   refuse_line_breaks(path);
+  // Ninja ends a path at '|' (implicit and order-only inputs follow) and has no escape for it.
+  if (path.find('|') != std::string_view::npos)
+    throw common::Error(
+        fmt::format("{:?}: a '|' in a path cannot be written into build.ninja (ninja reads it as a "
+                    "separator); rename it",
+                    path));
   std::string out;
   for (char c : path) {
     if (c == '$' || c == ' ' || c == ':') out += '$';

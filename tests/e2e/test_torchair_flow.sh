@@ -33,6 +33,8 @@ help=$(op_compiler --help)
 grep -q -- "--op_params_dir" <<<"$help" || fail "--help does not list --op_params_dir"
 grep -q "^Usage: op_compiler \[OPTIONS\]" <<<"$help" || fail "--help's usage line: $(grep Usage <<<"$help")"
 [[ "$(op_compiler --version)" == "op_compiler (skb-package "* ]] || fail "--version: $(op_compiler --version)"
+mkdir -p linked && ln -s "$compat/op_compiler" linked/op_compiler  # a symlink to it on PATH
+[[ "$(linked/op_compiler --version)" == "op_compiler (skb-package "* ]] || fail "through a symlink: $(linked/op_compiler --version 2>&1)"
 
 step "torchair's exact argv: -p -v -j -o, then -l error and -f true; SKB_LAUNCHER prefixes its compiles"
 # torchair's argv has no --launcher: the environment is how its compiles reach ccache or distcc.

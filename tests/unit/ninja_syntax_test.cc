@@ -39,5 +39,11 @@ TEST(NinjaSyntax, ALineBreakIsRefusedNotWritten) {
   EXPECT_EQ(ninja_path("/a\tb"), "/a\tb");
 }
 
+TEST(NinjaSyntax, APipeInAPathIsRefusedAndQuotedInACommand) {
+  // "a|b" would end the path at '|' and read "b" as an implicit input; ninja has no escape for it.
+  EXPECT_THROW(ninja_path("/dumps/pipe|dir/Add_1.json"), common::Error);
+  EXPECT_EQ(ninja_command({"skb-generate", "-p", "/dumps/pipe|dir"}), "skb-generate -p '/dumps/pipe|dir'");
+}
+
 }  // namespace
 }  // namespace skb::generator
