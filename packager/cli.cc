@@ -16,6 +16,7 @@
 
 #include "common/cli_parse.h"
 #include "common/error.h"
+#include "common/file_lock.h"
 #include "common/fs.h"
 #include "common/interrupt.h"
 #include "common/process.h"
@@ -197,20 +198,46 @@ void copy_compile_logs(const fs::path& build, const fs::path& dest, const common
   }
 }
 
+// DEST, made when missing: a file there (or a folder that cannot be made) is said before any
+// compile, not after the build.
+void make_destination(const fs::path& dir) {
+  std::error_code made, is;
+  fs::create_directories(dir, made);
+  if (fs::is_directory(dir, is)) return;
+  if (common::path_exists(dir))
+    throw Error(
+        fmt::format("{}: not a folder; -o names the folder the package goes into, or the package's own "
+                    "path ending in .run",
+                    dir.string()));
+  throw Error(fmt::format("{}: cannot create: {}", dir.string(), made.message()));
+}
+
 // Runs the whole job: generate, build (which packages), report. The op_compiler entry builds in
 // a private work folder; skb-package -p keeps its build in DEST/.skb/.
 int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& diag) {
-  common::ForwardSignals forward;  // a kill stops skb-generate or ninja too, and the work folder goes
   if (job.super_kernel || !job.super_kernel_options.empty())
     diag.warning("super kernels are not built: each kernel is compiled and packed on its own");
   std::vector<fs::path> dirs(job.dirs.begin(), job.dirs.end());
   if (opmodel::discover(dirs).files.empty())
     throw NoRecords(fmt::format("no op records in {}", fmt::join(job.dirs, ", ")));
+  make_destination(dest.dir);
+  const bool in_work_folder = job.cann_output;
+  fs::path build = dest.dir / ".skb";
+  const bool fresh_build = !in_work_folder && !fs::exists(build);
+  // One whole job at a time in DEST/.skb: another one's generation would change the graph this
+  // one builds. Taken before signals are forwarded, so that a job waiting here stops at once.
+  std::optional<common::FileLock> turn;
+  if (!in_work_folder) {
+    std::error_code ec;
+    fs::create_directory(build, ec);
+    turn.emplace(build / ".job.lock", 0644,
+                 [&] { diag.note(fmt::format("waiting for another skb-package building in {}", build.string())); });
+  }
+  common::ForwardSignals forward;  // a kill stops skb-generate or ninja too, and the work folder goes
   std::optional<WorkFolder> work;
-  if (job.cann_output) work.emplace();
-  fs::path build = work ? work->path / "build" : dest.dir / ".skb";
+  if (in_work_folder) work.emplace();
+  if (work) build = work->path / "build";
   std::vector<fs::path> before = work ? whole_earlier_packages(dest.dir, diag) : std::vector<fs::path>{};
-  const bool fresh_build = !work && !fs::exists(build);
   fs::path generate = common::self_exe().parent_path() / "skb-generate";
   std::vector<std::string> gen = {generate.string()};
   for (const auto& d : job.dirs) gen.insert(gen.end(), {"-p", d});

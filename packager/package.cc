@@ -160,17 +160,36 @@ void link_latest(const PackageResult& r, const fs::path& dir) {
   }
 }
 
-// The package this build made before, as its stamp names it, when it is not `now`.
-std::optional<fs::path> previous_package(const fs::path& stamp, const fs::path& now) {
+// What a build folder's stamp says of the package it made last.
+struct Stamp {
+  fs::path run;
+  std::string sha256;
+};
+std::optional<Stamp> read_stamp(const fs::path& stamp) {
+  if (stamp.empty()) return std::nullopt;
   try {
     std::optional<std::string> text = common::read_file_if_exists(stamp, 1 << 20);
     if (!text) return std::nullopt;
-    fs::path before = common::parse_json(*text).at("run").get<std::string>();
-    if (before != now && before.parent_path() == now.parent_path() && is_package_name(before.stem().string()))
-      return before;
+    common::Json j = common::parse_json(*text);
+    return Stamp{j.at("run").get<std::string>(), j.at("sha256").get<std::string>()};
   } catch (const std::exception&) {
+    return std::nullopt;  // a stamp of an older skb, or damaged: no package to follow
   }
+}
+
+// The package this build made before, as its stamp names it, when it is not `now`.
+std::optional<fs::path> previous_package(const fs::path& stamp, const fs::path& now) {
+  std::optional<Stamp> s = read_stamp(stamp);
+  if (s && s->run != now && s->run.parent_path() == now.parent_path() && is_package_name(s->run.stem().string()))
+    return s->run;
   return std::nullopt;
+}
+
+// Whether the package at `run` (its bytes hashing to `sha256`) is the one this build made before
+// under the same name, untouched since: a build that names its package replaces its own.
+bool made_here_before(const fs::path& stamp, const fs::path& run, const std::string& sha256) {
+  std::optional<Stamp> s = read_stamp(stamp);
+  return s && s->run == run && s->sha256 == sha256;
 }
 
 void write_stamp(const fs::path& stamp, const PackageResult& r) {
@@ -269,9 +288,10 @@ PackageResult make_package(const PackageOptions& o) {
   if (::renameat2(AT_FDCWD, run_tmp.path.c_str(), AT_FDCWD, r.run.c_str(), RENAME_NOREPLACE) == 0) {
     run_tmp.path.clear();
   } else if (errno == EEXIST) {
-    if (common::sha256_file(r.run) == r.sha256) {
+    const std::string there = common::sha256_file(r.run);
+    if (there == r.sha256) {
       r.unchanged = true;
-    } else if (o.force) {
+    } else if (o.force || made_here_before(o.stamp, r.run, there)) {
       if (::rename(run_tmp.path.c_str(), r.run.c_str()) != 0)
         throw Error(fmt::format("{}: cannot replace: {}", r.run.string(), std::strerror(errno)));
       run_tmp.path.clear();

@@ -106,6 +106,29 @@ skb-package out/.skb -o named/static_kernel_named.run -q >/dev/null || fail "skb
 [ -f named/static_kernel_named.run ] || fail "no package file at the path -o named: $(find named | head -3)"
 sh named/static_kernel_named.run --check >/dev/null || fail "the named package does not verify"
 
+step "a whole job that names its package replaces its own on a rerun with new kernels, and only its own"
+build_package dump_old named_job/static_kernel_v2.run >/dev/null
+build_package dump9 named_job/static_kernel_v2.run >/dev/null 2>named.err || fail "the rerun: $(cat named.err)"
+expect_eq "$(sh named_job/static_kernel_v2.run --list | wc -l)" "$(json_get out9/.skb/package.json 'j["kernels"]')" \
+  "kernels of the renamed job's package"
+echo "not ours" >named_job/static_kernel_v2.run
+if build_package dump_old named_job/static_kernel_v2.run 2>named.err; then fail "replaced a file it did not make"; fi
+expect_eq "$(cat named_job/static_kernel_v2.run)" "not ours" "the file the job did not make"
+
+step "-o naming a file: refused before anything is built; two whole jobs at once into one folder both finish"
+echo "a file" >afile
+rc=0; build_package dump_old afile 2>afile.err || rc=$?
+expect_eq "$rc" 1 "a whole job into a file"
+grep -q "afile: not a folder; -o names the folder the package goes into" afile.err || fail "said: $(cat afile.err)"
+if grep -q "FAILED" afile.err; then fail "it built before refusing: $(cat afile.err)"; fi
+rc1=0; rc2=0
+build_package dump_old twice -j1 >twice1.out 2>twice1.err & p1=$!
+build_package dump9 twice -j1 >twice2.out 2>twice2.err & p2=$!
+wait $p1 || rc1=$?; wait $p2 || rc2=$?
+expect_eq "$rc1 $rc2" "0 0" "two whole jobs at once ($(cat twice1.err twice2.err | head -3))"
+for o in twice1.out twice2.out; do sh "$(cat $o)" --check >/dev/null 2>&1 || [ ! -e "$(cat $o)" ] || fail "$o: a package that does not verify"; done
+expect_eq "$(ls twice/*.run | wc -l)" 1 "packages left by two jobs one after the other"
+
 step "an existing package of the same name is never overwritten"
 mkdir -p clash && echo "not ours" > "clash/$(basename "$a")"
 if SOURCE_DATE_EPOCH=1700000000 skb-package out/.skb -o clash --compression xz -q 2>clash.err; then fail "overwrote an existing package"; fi
