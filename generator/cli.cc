@@ -150,6 +150,8 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
   app.add_flag("--report-quiet", report_quiet, "Internal (op_compiler -l error): the store report prints errors only")
       ->group("");
   app.add_flag("--lookup-now", o.lookup_now, "Internal (op_compiler's one-shot build): look kernels up now")->group("");
+  app.add_flag("--regenerating", o.regenerating, "Internal (the graph's regeneration rule): run in the build folder")
+      ->group("");
 
   CompileStep step;
   CLI::App* cs = app.add_subcommand("compile-step", "Internal: one edge of build.ninja (compile, then record)");

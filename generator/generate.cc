@@ -220,6 +220,7 @@ std::vector<std::string> regenerate_args(const Options& o, const store::LocalCon
     args.insert(args.end(), {"--trusted-keys", fs::absolute(o.trusted_keys).lexically_normal().string()});
   args.push_back("--quiet");
   if (o.report_quiet) args.push_back("--report-quiet");
+  args.push_back("--regenerating");
   return args;
 }
 
@@ -229,6 +230,20 @@ std::string folders_text(const Options& o) {
   std::string where;
   for (const auto& d : o.op_params_dirs) where += (where.empty() ? "" : ", ") + d.string();
   return where;
+}
+
+// The graph's regeneration runs in its build folder, and names that folder by its absolute path:
+// a folder moved or copied since would regenerate the original (or a new one where it was) and
+// stay stale itself, silently.
+void refuse_moved_build_folder(const Options& o) {
+  if (!o.regenerating) return;
+  std::error_code ec;
+  fs::path here = fs::current_path(ec);
+  if (ec || common::same_file(here, o.output)) return;
+  throw Error(
+      fmt::format("{}: this build folder was made as {} and has been moved or copied since; a build folder "
+                  "is not relocatable: run skb-generate again with -o {}",
+                  here.string(), o.output.string(), here.string()));
 }
 }  // namespace
 
@@ -249,6 +264,7 @@ void refuse_output_among_records(const Options& o) {
 
 Outcome generate(const Options& o, const common::Diag& diag) {
   if (o.op_params_dirs.empty()) throw Error("no op-statistics folder given (-p DIR)");
+  refuse_moved_build_folder(o);
   refuse_output_among_records(o);
   Toolchain tc = load_toolchain(o.toolchain, default_templates_dir(), o.soc, o.launcher);
   if (!tc.soc_known)

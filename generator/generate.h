@@ -36,6 +36,7 @@ struct Options {
   store::LocalFlags local;               // the user's private local store (on unless turned off)
   bool report_quiet = false;             // the build's kernel store report prints errors only
   bool lookup_now = false;               // a one-shot build: look kernels up now, give compile edges to the others
+  bool regenerating = false;             // run by the graph's own regeneration rule, in the build folder
   std::filesystem::path sign_key;        // signs store uploads and the package; empty: the user's own key
                                          // signs uploads, the package is unsigned
   std::filesystem::path trusted_keys;    // a store entry's signer must be in it; empty: the user's own keys

@@ -137,6 +137,20 @@ grep -q 'SKB_TEST_CC_ENV is unset here, and was "-O1"' ninja.log || fail "ninja 
 [ ! -e "$victim" ] || fail "the refused compile left a kernel"
 expect_eq "$(SKB_TEST_CC_ENV=-O1 ninja_compiles out_env)" 1 "compiles in the environment it was generated in"
 
+step "a build folder moved or copied: its regeneration refuses, naming both, and the original is untouched"
+skb-generate -p dump -o out_mv --toolchain "$TC" -q --no-package
+ninja -C out_mv >/dev/null
+cp -a out_mv out_cp
+mv out_mv out_moved
+touch "$opdir"  # a record folder changed: the graph regenerates
+for copy in out_moved out_cp; do
+  rc=0; ninja -C "$copy" >"$copy.log" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] || fail "$copy: ninja regenerated a moved build folder without a word"
+  grep -q "$copy: this build folder was made as $PWD/out_mv and has been moved or copied since" "$copy.log" ||
+    fail "$copy: $(cat "$copy.log")"
+done
+[ ! -e out_mv ] || fail "the moved folder's regeneration made a new one where it was"
+
 step "two generations into one folder write one after the other"
 python3 -c 'import fcntl, sys, time; f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(300)' \
   out/.generate.lock held &
