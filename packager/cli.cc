@@ -312,14 +312,18 @@ int count_records(const std::vector<std::string>& dirs) {
 
 }  // namespace
 
+const char* program_name(int argc, char** argv) {
+  return argc > 1 && std::string_view(argv[1]) == "--cann-output" ? "op_compiler" : "skb-package";
+}
+
 int package_main(int argc, char** argv, common::Diag& diag) {
   CLI::App app(
       "skb-package: bundles the kernels built by skb-generate and ninja into\n"
       "static_kernel_<YYYYMMDDHHMMSS>_<digest>.run, a self-extracting, self-verifying installer.\n"
       "With -p it does the whole job, and takes CANN's op_compiler command line.");
   // op_compiler runs this program with --cann-output first: its help and version say which it is.
-  const bool as_op_compiler = argc > 1 && std::string_view(argv[1]) == "--cann-output";
-  app.name(as_op_compiler ? "op_compiler" : "skb-package");
+  const bool as_op_compiler = std::string_view(program_name(argc, argv)) == "op_compiler";
+  app.name(program_name(argc, argv));
   app.set_version_flag("--version", as_op_compiler ? fmt::format("op_compiler (skb-package {})", common::kVersion)
                                                    : std::string("skb-package ") + common::kVersion);
   app.footer(kFooter);
@@ -351,9 +355,9 @@ int package_main(int argc, char** argv, common::Diag& diag) {
       ->check(CLI::IsMember({"true", "false"}));
   app.add_flag("--enable_super_kernel", job.super_kernel, "Accepted; skb builds no super kernels");
   app.add_option("--super_kernel_options", job.super_kernel_options, "Accepted (k=v:...); ignored");
-  app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")
-      ->envname("SKB_TOOLCHAIN")
-      ->capture_default_str();
+  CLI::Option* toolchain = app.add_option("--toolchain", job.toolchain, "Whole job: toolchain profile name or path")
+                               ->envname("SKB_TOOLCHAIN")
+                               ->capture_default_str();
   app.add_option("--launcher", job.launcher, "Whole job: compile launcher word (repeatable), e.g. ccache")
       ->envname("SKB_LAUNCHER");
   app.add_option("--cache", job.cache, "Whole job: kernel store URL, as for skb-generate (default: $SKB_CACHE)");
@@ -388,6 +392,16 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   app.add_option("--stamp", stamp, "Internal (build.ninja): write the result as JSON here")->group("");
   if (std::optional<int> done = common::parse_command_line(app, argc, argv, diag)) return *done;
   if (job.log == "warning" || job.log == "error" || job.log == "null") job.quiet = true;
+  // op_compiler for an NPU with the default toolchain: host kernels, which an NPU's operator
+  // library would list as its own and its device cannot run. Said, never installed by default.
+  if (job.cann_output && toolchain->count() == 0 && !job.soc.empty() && job.soc != "host") {
+    diag.error(
+        fmt::format("-v {}: no toolchain for it: SKB_TOOLCHAIN is not set, and the default (host) builds "
+                    "kernels for this machine's CPU, which a {} cannot run; set SKB_TOOLCHAIN to the "
+                    "profile of its compiler (or to host, to build CPU kernels on purpose)",
+                    job.soc, job.soc));
+    return 2;
+  }
   common::Diag out_diag(diag.program(), job.quiet);
   if (!job.dirs.empty()) {
     if (job.count) return count_records(job.dirs);

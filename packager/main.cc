@@ -3,5 +3,5 @@
 #include "packager/cli.h"
 
 int main(int argc, char** argv) {
-  return skb::common::run_main("skb-package", argc, argv, &skb::packager::package_main);
+  return skb::common::run_main(skb::packager::program_name(argc, argv), argc, argv, &skb::packager::package_main);
 }

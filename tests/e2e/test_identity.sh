@@ -68,10 +68,10 @@ for i in 1 2; do
   mkdir -p "$root/42_opcompile_selected"
   cp "$(ls -d ci/data/dump/*/ | head -1)"*_opcompile/*.json "$root/42_opcompile_selected/"
 done
-o1=$("$one/libexec/skb/compat/op_compiler" -p "$PWD/torchair1/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs/42_opcompile_selected" \
+o1=$(SKB_TOOLCHAIN=host "$one/libexec/skb/compat/op_compiler" -p "$PWD/torchair1/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs/42_opcompile_selected" \
   -v Ascend910B3 -j 2 -o "$PWD/torchair1/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs" 2>err1) ||
   fail "op_compiler 1: $(cat err1)"
-o2=$("$two/libexec/skb/compat/op_compiler" -p "$PWD/torchair2/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs/42_opcompile_selected" \
+o2=$(SKB_TOOLCHAIN=host "$two/libexec/skb/compat/op_compiler" -p "$PWD/torchair2/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs/42_opcompile_selected" \
   -v Ascend910B3 -j 2 -o "$PWD/torchair2/aclnn_static_shape_kernel_outputs/ts20261125101500123456_pid42_outputs" 2>err2) ||
   fail "op_compiler 2: $(cat err2)"
 d1=$(sed -n 's/^generate run package \(.*\)\.run success$/\1/p' <<<"$o1")

@@ -169,6 +169,7 @@ expect_eq "$(build final >/dev/null; verify_kernels final/kernel_meta)" "$planne
 
 step "op_compiler: a restart into a fresh -o compiles nothing; -o holds the .run and CANN's logs only"
 export SKB_CACHE_DIR=$PWD/oc-store
+export SKB_TOOLCHAIN=host  # no CANN compiler here: the host profile stands in for it, chosen
 "$op_compiler" -p dump -o round1 -v Ascend910B3 >round1.out 2>round1.err || fail "op_compiler: $(cat round1.err)"
 grep -q "^generate run package static_kernel_.*\.run success$" round1.out || fail "no success line: $(cat round1.out)"
 expect_eq "$(find round1 -maxdepth 1 -name '*.run' | wc -l)" 1 ".run files in -o"

@@ -23,6 +23,14 @@ records=$(ls "$root/4242_opcompile_selected" | wc -l)
 listing() { (cd "$root/4242_opcompile_selected" && find . -printf '%p %s %T@\n' | sort | sha256sum); }
 before=$(listing)
 
+step "op_compiler -v an NPU without SKB_TOOLCHAIN: refused, never host kernels in an NPU's library"
+rc=0; op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -o "$root" -l error -f true 2>notc.err || rc=$?
+expect_eq "$rc" 2 "op_compiler -v Ascend910B3 with no toolchain"
+grep -q "^op_compiler: error: -v Ascend910B3: no toolchain for it: SKB_TOOLCHAIN is not set" notc.err ||
+  fail "said: $(cat notc.err)"
+expect_eq "$(ls "$root" | grep -c '\.run$' || true)" 0 "packages made without a toolchain"
+export SKB_TOOLCHAIN=host  # no CANN compiler here: the host profile stands in for it, chosen
+
 step "op_compiler --count, unknown options, and the help that teaches"
 expect_eq "$(op_compiler -p "$root/4242_opcompile_selected" --count)" "$records" "--count"
 rc=0; op_compiler -p "$root/4242_opcompile_selected" -o "$root" --bogus 2>/dev/null || rc=$?
