@@ -37,7 +37,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "config"), XDG_CACHE_HOME=os.path.join(work, "cache"),
-               TMPDIR=os.path.join(work, "tmp"))
+               TMPDIR=os.path.join(work, "tmp"), SKB_TOOLCHAIN="host")  # the host profile stands in for CANN's
     env.pop("SKB_CACHE_DIR", None)
     env.pop("SKB_CACHE", None)
     os.makedirs(env["TMPDIR"])
