@@ -61,6 +61,10 @@ std::string PublicKey::line() const {
 }
 
 PublicKey parse_public_key(std::string_view line) {
+  if (line.substr(0, kPrivateKeyMark.size()) == kPrivateKeyMark)
+    throw Error(
+        "a private key, not a public line: never hand it out; its public line is what "
+        "`skb key public FILE` prints");
   PublicKey p;
   std::string bytes = named_bytes(line, p.bytes.size(), "public key", p.name);
   std::memcpy(p.bytes.data(), bytes.data(), p.bytes.size());

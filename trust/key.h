@@ -54,8 +54,13 @@ SigningKey generate_signing_key(const std::string& name);
 /// more than the name).
 PublicKey parse_public_key(std::string_view line);
 
-/// A private key file's text (`<name>:<base64 of the 32-byte seed>` and a newline); throws
-/// common::Error without quoting the text.
+/// What begins a private key file's line, so that it is never taken for a public line (a trust
+/// file refuses it) nor a public line for it.
+inline constexpr std::string_view kPrivateKeyMark = "skb-private-key:";
+
+/// A private key file's text (`skb-private-key:<name>:<base64 of the 32-byte seed>` and a
+/// newline; without the mark, as skb 0.1 wrote them, too); throws common::Error without quoting
+/// the text.
 SigningKey parse_signing_key(std::string_view text);
 
 /// Writes a private key file, created 0600 and never over an existing file. Throws common::Error.

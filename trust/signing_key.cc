@@ -74,6 +74,7 @@ SigningKey generate_signing_key(const std::string& name) {
 }
 
 SigningKey parse_signing_key(std::string_view text) {
+  if (text.substr(0, kPrivateKeyMark.size()) == kPrivateKeyMark) text.remove_prefix(kPrivateKeyMark.size());
   SigningKey key;
   std::string bytes = named_bytes(text, key.seed_.size(), "private key", key.name_);
   std::memcpy(key.seed_.data(), bytes.data(), key.seed_.size());
@@ -82,8 +83,8 @@ SigningKey parse_signing_key(std::string_view text) {
 }
 
 void write_signing_key(const std::filesystem::path& file, const SigningKey& key) {
-  std::string text =
-      key.name() + ":" + base64_encode(std::string_view(reinterpret_cast<const char*>(key.seed_.data()), 32)) + "\n";
+  std::string text = std::string(kPrivateKeyMark) + key.name() + ":" +
+                     base64_encode(std::string_view(reinterpret_cast<const char*>(key.seed_.data()), 32)) + "\n";
   int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw Error(fmt::format("{}: cannot create: {}", file.string(), std::strerror(errno)));
   bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&

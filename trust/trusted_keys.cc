@@ -34,9 +34,10 @@ TrustedKeys parse_trusted_keys(const std::string& source, std::string_view text)
     std::string_view line = text.substr(at, end - at);
     at = end + 1;
     ++line_no;
+    line = line.substr(0, line.find('#'));  // a comment, after a key too: no name or base64 holds '#'
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.empty() || line.front() == '#') continue;
+    if (line.empty()) continue;
     try {
       set.add(parse_public_key(line));
     } catch (const Error& e) {

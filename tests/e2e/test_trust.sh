@@ -48,7 +48,11 @@ skb key new dev-x dev.key >dev.pub
 expect_eq "$(stat -c %a ci1.key)" 600 "private key mode"
 grep -qE '^ci-1:[A-Za-z0-9+/]{43}=$' ci1.pub || fail "public key line: $(cat ci1.pub)"
 expect_eq "$(skb key public ci1.key)" "$(cat ci1.pub)" "skb key public"
-secret=$(cut -d: -f2 ci1.key)
+secret=$(awk -F: '{print $NF}' ci1.key)
+grep -q "^skb-private-key:ci-1:" ci1.key || fail "the private key file is not marked as one"
+cp ci1.key marked.trust && chmod 644 marked.trust
+rc=0; skb verify --trusted-keys marked.trust /dev/null 2>marked.err || rc=$?
+grep -q "marked.trust:1: a private key, not a public line" marked.err || fail "a private key as a trust file: $(cat marked.err)"
 rc=0; skb key public ci1.key >/dev/full 2>full.err || rc=$?
 expect_eq "$rc" 1 "skb key public onto a full disk"
 grep -q "^skb: error: standard output: cannot write: No space left on device" full.err || fail "said: $(cat full.err)"

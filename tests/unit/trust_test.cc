@@ -78,9 +78,9 @@ TEST(Trust, ErrorsNeverQuoteAPrivateKey) {
   fs::path dir = test::scratch_dir();
   write_signing_key(dir / "k", key);
   std::string text = common::read_file(dir / "k");
-  std::string secret = text.substr(text.find(':') + 1, 20);
-  for (const std::string& bad : {text.substr(0, text.size() - 3) + "\n", text.substr(text.find(':') + 1),
-                                 "bad name:" + text.substr(text.find(':') + 1)}) {
+  std::string secret = text.substr(text.rfind(':') + 1, 20);
+  for (const std::string& bad : {text.substr(0, text.size() - 3) + "\n", text.substr(text.rfind(':') + 1),
+                                 "bad name:" + text.substr(text.rfind(':') + 1)}) {
     try {
       parse_signing_key(bad);
       ADD_FAILURE() << "taken";
@@ -90,9 +90,27 @@ TEST(Trust, ErrorsNeverQuoteAPrivateKey) {
   }
 }
 
+TEST(Trust, APrivateKeyIsMarkedAndNeverTakenForAPublicLine) {
+  SigningKey key = generate_signing_key("ci-1");
+  fs::path dir = test::scratch_dir();
+  write_signing_key(dir / "k", key);
+  std::string text = common::read_file(dir / "k");
+  EXPECT_EQ(text.rfind("skb-private-key:ci-1:", 0), 0u) << "the file begins with its mark";
+  try {
+    parse_trusted_keys("keys", "# pasted by mistake\n" + text);
+    ADD_FAILURE() << "a private key taken as a trusted key";
+  } catch (const common::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("keys:2: a private key, not a public line"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(text.substr(text.rfind(':') + 1, 20)), std::string::npos) << e.what();
+  }
+  // A key file without the mark, as skb 0.1 wrote them, is still the same key.
+  EXPECT_EQ(parse_signing_key(text.substr(std::string("skb-private-key:").size())).public_key(), key.public_key());
+}
+
 TEST(Trust, TrustFileNamesTheLineOfABadKey) {
   SigningKey a = generate_signing_key("ci-1"), b = generate_signing_key("ci-2");
-  TrustedKeys t = parse_trusted_keys("keys", "# CI\n\n  " + a.public_key().line() + "  \n" + b.public_key().line());
+  TrustedKeys t =
+      parse_trusted_keys("keys", "# CI\n\n  " + a.public_key().line() + "  # the release CI\n" + b.public_key().line());
   ASSERT_EQ(t.keys.size(), 2u);
   EXPECT_NE(t.find("ci-2"), nullptr);
   EXPECT_EQ(t.find("ci-3"), nullptr);
