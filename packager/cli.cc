@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
@@ -113,13 +115,33 @@ Destination destination(const std::string& output) {
   return {out.parent_path(), name};
 }
 
+// The work folders of op_compiler jobs killed by SIGKILL (skb-job.<pid>.XXXXXX, the pid gone),
+// this user's: removed by the next job. A build folder each, kernels and all.
+void remove_dead_work_folders(const fs::path& tmp) {
+  static const std::regex name(R"(skb-job\.(\d+)\.[A-Za-z0-9]{6})");
+  std::error_code ec;
+  for (const auto& d : fs::directory_iterator(tmp, ec)) {
+    std::string file = d.path().filename().string();
+    std::smatch m;
+    struct stat st {};
+    if (!std::regex_match(file, m, name) || ::lstat(d.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != ::getuid())
+      continue;
+    long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(d.path(), ec);
+  }
+}
+
 // The op_compiler entry's private work folder: made 0700 under TMPDIR, removed when the job
-// ends, whatever the end (its kernels are kept by the local kernel store).
+// ends, whatever the end (its kernels are kept by the local kernel store); named by the job's
+// pid, so that the next job removes it after a SIGKILL.
 struct WorkFolder {
   fs::path path;
   WorkFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = (fs::path(tmp && *tmp ? tmp : "/tmp") / "skb-job.XXXXXX").string();
+    const char* env = std::getenv("TMPDIR");
+    const fs::path tmp = env && *env ? env : "/tmp";
+    remove_dead_work_folders(tmp);
+    std::string pattern = (tmp / fmt::format("skb-job.{}.XXXXXX", ::getpid())).string();
     if (!::mkdtemp(pattern.data())) throw Error(fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
     path = pattern;
   }

@@ -79,6 +79,8 @@ OpbaseFacts opbase_facts(const fs::path& info, const std::string& signature, con
 
 Collected collect_kernels(const fs::path& build_dir) {
   fs::path plan_path = build_dir / "plan.json";
+  std::error_code not_there;
+  if (!fs::is_directory(build_dir, not_there)) throw Error(fmt::format("{}: no such folder", build_dir.string()));
   if (!fs::exists(plan_path))
     throw Error(fmt::format("{}: no plan.json: is this an output folder of skb-generate?", build_dir.string()));
   Json plan = read_json(plan_path);

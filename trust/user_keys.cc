@@ -53,7 +53,9 @@ fs::path own_trust_file() { return config_dir() / "trusted-keys"; }
 SigningKey own_signing_key() {
   fs::path file = own_key_file();
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
+  const bool there = fs::exists(file, ec);
+  if (ec) throw Error(fmt::format("{}: cannot read: {}", file.string(), ec.message()));  // not "make one"
+  if (!there) {
     fs::path dir = file.parent_path();
     fs::create_directories(dir.parent_path(), ec);
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
@@ -62,7 +64,13 @@ SigningKey own_signing_key() {
     // once, the first link wins and every one reads the winner.
     fs::path tmp = dir / fmt::format(".signing-key.{}", ::getpid());
     ::unlink(tmp.c_str());
-    write_signing_key(tmp, generate_signing_key(default_key_name()));
+    try {
+      write_signing_key(tmp, generate_signing_key(default_key_name()));
+    } catch (const Error& e) {  // said of the key the user knows of, not of its temporary name
+      std::string_view why = e.what();
+      if (why.rfind(tmp.string() + ": ", 0) == 0) why.remove_prefix(tmp.string().size() + 2);
+      throw Error(fmt::format("{}: {}", file.string(), why));
+    }
     int rc = ::link(tmp.c_str(), file.c_str());
     int err = errno;
     ::unlink(tmp.c_str());

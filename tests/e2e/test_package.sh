@@ -116,6 +116,9 @@ if build_package dump_old named_job/static_kernel_v2.run 2>named.err; then fail 
 expect_eq "$(cat named_job/static_kernel_v2.run)" "not ours" "the file the job did not make"
 
 step "-o naming a file: refused before anything is built; two whole jobs at once into one folder both finish"
+rc=0; skb-package "$PWD/no-such-build" -o nowhere 2>nobuild.err || rc=$?
+expect_eq "$rc" 1 "skb-package of a missing build folder"
+grep -q "no-such-build: no such folder" nobuild.err || fail "said: $(cat nobuild.err)"
 echo "a file" >afile
 rc=0; build_package dump_old afile 2>afile.err || rc=$?
 expect_eq "$rc" 1 "a whole job into a file"

@@ -189,6 +189,10 @@ step "op_compiler killed by SIGKILL: its build stops too, no package appears"
 kill_mid_compile killed9 KILL
 expect_eq "$(ls -A killed9/out)" "" "-o after the job killed by SIGKILL"
 expect_eq "$(pgrep -f "$PWD/killed9" || true)" "" "processes of the job killed by SIGKILL"
+[ -n "$(ls -A killed9/tmp)" ] || fail "no work folder left by SIGKILL to test its removal"
+TMPDIR=$PWD/killed9/tmp op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -o "$PWD/killed9/out" -l error ||
+  fail "op_compiler after one killed by SIGKILL"
+expect_eq "$(ls -A killed9/tmp)" "" "TMPDIR after the next job (the killed one's work folder removed)"
 
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS
