@@ -25,6 +25,7 @@
 #include "common/version.h"
 #include "opmodel/discovery.h"
 #include "packager/format/manifest.h"
+#include "packager/install/payload_reader.h"
 #include "packager/install/run_file.h"
 #include "packager/ninja_program.h"
 #include "packager/package.h"
@@ -400,6 +401,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
           ->check(common::checked_by([](const std::string& run) {  // a base that cannot serve: said before any compile
             try {
               installer::RunFile checked(run);
+              installer::read_checked_manifest(checked.payload);  // its payload whole, as the delta reads it
             } catch (const installer::VerifyError& e) {
               throw Error(fmt::format("{}: {}", run, e.what()));
             }

@@ -213,6 +213,10 @@ PackageResult make_package(const PackageOptions& o) {
   if (!o.records_from.empty()) check_records_list(o.records_from, c);
   if (!o.payoff.empty()) leave_out_slower(c, read_payoff_file(o.payoff));
   if (c.manifest.kernels.empty()) throw Error(fmt::format("{}: no kernels to package", o.build_dir.string()));
+  // The signing key first: one that cannot be read fails the packaging before its work, and
+  // before the output folder is made.
+  std::optional<trust::SigningKey> key;
+  if (!o.sign_key.empty()) key = trust::read_signing_key(o.sign_key);
   std::int64_t epoch = package_epoch();
   fs::path out_dir = o.output_dir.empty() ? o.build_dir : o.output_dir;
   std::error_code ec;
@@ -254,8 +258,6 @@ PackageResult make_package(const PackageOptions& o) {
   si.base = c.manifest.base;
   si.payload_size = fs::file_size(payload.path);
   si.payload_sha256 = common::sha256_file(payload.path);
-  std::optional<trust::SigningKey> key;
-  if (!o.sign_key.empty()) key = trust::read_signing_key(o.sign_key);
   si.signature_size = key ? trust::signature_line_size(key->name()) : 0;
   std::string stub = make_stub(si);
   std::string signature =

@@ -67,6 +67,12 @@ head -c 4096 "$A" > cut.run
 rc=0; skb-package -p dump_b -o out_nobase --base "$PWD/cut.run" 2>nobase.err || rc=$?
 expect_eq "$rc" 2 "skb-package --base of a cut package"
 grep -q "^skb-package: error: --base: $PWD/cut.run: " nobase.err || fail "the error: $(cat nobase.err)"
+cp "$A" flipped.run
+size=$(stat -c %s flipped.run)
+printf 'X' | dd of=flipped.run bs=1 seek=$((size - 100)) conv=notrunc 2>/dev/null  # a byte of its payload
+rc=0; skb-package -p dump_b -o out_nobase --base "$PWD/flipped.run" 2>nobase.err || rc=$?
+expect_eq "$rc" 2 "skb-package --base of a package with a byte of its payload changed"
+grep -q "^skb-package: error: --base: $PWD/flipped.run: " nobase.err || fail "the error: $(cat nobase.err)"
 [ ! -e out_nobase ] || fail "skb-package made $(ls out_nobase) before refusing the base"
 
 step "a library without A's kernels refuses it: exit 5, nothing written"

@@ -119,6 +119,10 @@ step "-o naming a file: refused before anything is built; two whole jobs at once
 rc=0; skb-package "$PWD/no-such-build" -o nowhere 2>nobuild.err || rc=$?
 expect_eq "$rc" 1 "skb-package of a missing build folder"
 grep -q "no-such-build: no such folder" nobuild.err || fail "said: $(cat nobuild.err)"
+rc=0; skb-package out/.skb -o nokey_out --sign-key "$PWD/no-such.key" 2>nokey.err || rc=$?
+expect_eq "$rc" 1 "skb-package with a signing key that is not there"
+grep -q "no-such.key: cannot open the signing key" nokey.err || fail "said: $(cat nokey.err)"
+[ ! -e nokey_out ] || fail "the output folder was made before the key was read"
 echo "a file" >afile
 rc=0; build_package dump_old afile 2>afile.err || rc=$?
 expect_eq "$rc" 1 "a whole job into a file"
