@@ -1,6 +1,7 @@
 #include "packager/install/cli.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -97,6 +98,11 @@ int run(const Args& a, const common::Diag& diag) {
   lo.lock_timeout = a.lock_timeout;
   lo.force = a.force;
   lo.upgrade = a.upgrade;
+  if (!a.install_path.empty()) {  // something other than a folder there: said as the user gave it
+    struct stat st {};
+    if (::stat(a.install_path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      throw common::Error(fmt::format("--install-path {}: not a folder", a.install_path));
+  }
   fs::path root = !a.install_path.empty() ? packager::library_root(a.install_path)
                   : !a.library.empty()    ? fs::path(a.library)
                                           : default_library_root();

@@ -359,6 +359,10 @@ if [ "$(id -u)" = 0 ]; then ro_run() { setpriv --reuid=65534 --regid=65534 --cle
 cp "$run" ro_pkg.run && chmod 644 ro_pkg.run && chmod 755 .
 if ro_run sh ro_pkg.run --install-path="$PWD/ro/lib" 2>ro.err; then fail "installed into a read-only path"; fi
 grep -q "error: .*ro/lib.*cannot create" ro.err || fail "unclear error: $(cat ro.err)"
+echo "a file" >not_a_lib
+rc=0; sh "$run" --install-path="$PWD/not_a_lib" -q 2>file.err || rc=$?
+expect_eq "$rc" 1 "an install path that is a file"
+grep -q "error: --install-path $PWD/not_a_lib: not a folder" file.err || fail "said: $(cat file.err)"
 
 step "a kernel damaged in its build folder, its mtime kept: skb-package refuses it, the next ninja builds it again"
 victim=$(ls out/.skb/kernel_meta/*.so | head -1)
