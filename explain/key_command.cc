@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/error.h"
 #include "trust/key.h"
 #include "trust/user_keys.h"
 
@@ -34,6 +35,8 @@ command line.
 int run_key_command(const KeyCommand& k) {
   trust::PublicKey pub;
   if (k.action == "new") {
+    if (k.file == "-")  // stdout, by custom: a private key is never printed
+      throw common::Error("skb key new NAME -: a private key goes into a file, never to standard output");
     trust::SigningKey key = trust::generate_signing_key(k.name);
     trust::write_signing_key(k.file, key);
     pub = key.public_key();

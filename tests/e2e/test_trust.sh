@@ -50,6 +50,9 @@ grep -qE '^ci-1:[A-Za-z0-9+/]{43}=$' ci1.pub || fail "public key line: $(cat ci1
 expect_eq "$(skb key public ci1.key)" "$(cat ci1.pub)" "skb key public"
 secret=$(awk -F: '{print $NF}' ci1.key)
 grep -q "^skb-private-key:ci-1:" ci1.key || fail "the private key file is not marked as one"
+rc=0; skb key new ci-9 - >dash.out 2>dash.err || rc=$?
+expect_eq "$rc:$(wc -c <dash.out)" "1:0" "skb key new NAME - (exit status:bytes printed)"
+[ ! -e ./- ] || fail "skb key new NAME - wrote a file named -"
 cp ci1.key marked.trust && chmod 644 marked.trust
 rc=0; skb verify --trusted-keys marked.trust /dev/null 2>marked.err || rc=$?
 grep -q "marked.trust:1: a private key, not a public line" marked.err || fail "a private key as a trust file: $(cat marked.err)"
