@@ -206,9 +206,10 @@ int generate_main(int argc, char** argv, common::Diag& diag) {
     diag.error(e.what());
     return kExitNoKernels;
   }
-  gen_diag.note(fmt::format("{} {}: {} kernels; build them with: ninja -C {}",
-                            out.manifest_written ? "wrote" : "unchanged", (o.output / "build.ninja").string(),
-                            out.kernels, o.output.string()));
+  // A one-shot build (op_compiler's, in a work folder gone when it ends) is built by its caller.
+  gen_diag.note(fmt::format("{} {}: {} kernels{}", out.manifest_written ? "wrote" : "unchanged",
+                            (o.output / "build.ninja").string(), out.kernels,
+                            o.lookup_now ? "" : "; build them with: ninja -C " + o.output.string()));
   return kExitOk;
 }
 

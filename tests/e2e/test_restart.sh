@@ -172,6 +172,7 @@ export SKB_CACHE_DIR=$PWD/oc-store
 export SKB_TOOLCHAIN=host  # no CANN compiler here: the host profile stands in for it, chosen
 "$op_compiler" -p dump -o round1 -v Ascend910B3 >round1.out 2>round1.err || fail "op_compiler: $(cat round1.err)"
 grep -q "^generate run package static_kernel_.*\.run success$" round1.out || fail "no success line: $(cat round1.out)"
+if grep -q "build them with" round1.err; then fail "op_compiler told to build its work folder: $(cat round1.err)"; fi
 expect_eq "$(find round1 -maxdepth 1 -name '*.run' | wc -l)" 1 ".run files in -o"
 expect_eq "$(find round1/*_compile_log -name 'static_kernel_*_d0_compile_succ.log' | wc -l)" "$planned" "success logs"
 expect_eq "$(ls round1 | grep -vc -e '\.run$' -e '^[0-9]*_compile_log$')" 0 "anything else in -o"
