@@ -24,6 +24,7 @@
 #include "generator/summary.h"
 #include "opmodel/discovery.h"
 #include "packager/format/launch.h"
+#include "packager/format/manifest.h"
 #include "store/kernel_cache.h"
 #include "store/module.h"
 
@@ -345,6 +346,7 @@ Outcome generate(const Options& o, const common::Diag& diag) {
       in.package_args.insert(in.package_args.end(), {flag, abs.string()});
       in.package_inputs.push_back(abs);
     };
+    if (!o.package_base.empty()) packager::refuse_moving_base(o.package_base);
     package_input("--package-base", "--base", o.package_base);
     if (o.package_self_contained) in.package_args.push_back("--self-contained");
     package_input("--package-payoff", "--payoff", o.package_payoff);

@@ -75,7 +75,7 @@ Where a trust policy applies, the package installs only when one of its keys sig
 package's --help). The key file is read, never copied into the build, a log or the package.
 
 Environment: SKB_TOOLCHAIN, the toolchain when no --toolchain is given (a profile name or path;
-default host); SKB_SIGNING_KEY, SKB_TRUSTED_KEYS, SKB_CACHE; SOURCE_DATE_EPOCH.
+default host, which op_compiler -v of another SoC refuses); SKB_SIGNING_KEY, SKB_TRUSTED_KEYS, SKB_CACHE; SOURCE_DATE_EPOCH.
 
 Kernel stores: every build looks its kernels up in the user's private local store first
 (~/.cache/skb; see `skb cache --help`), then in a shared one (--cache URL or SKB_CACHE), so a
@@ -116,35 +116,42 @@ Destination destination(const std::string& output) {
   return {out.parent_path(), name};
 }
 
-// The work folders of op_compiler jobs killed by SIGKILL (skb-job.<pid>.XXXXXX, the pid gone),
-// this user's: removed by the next job. A build folder each, kernels and all.
+// The work folders of op_compiler jobs that ended without removing them (killed by SIGKILL),
+// this user's: removed by the next job. A build folder each, kernels and all. A job holds its
+// folder's lock for as long as it lives (wherever it runs: a pid says nothing across
+// containers or machines that share TMPDIR), so a folder whose lock is free is no live job's.
 void remove_dead_work_folders(const fs::path& tmp) {
-  static const std::regex name(R"(skb-job\.(\d+)\.[A-Za-z0-9]{6})");
+  static const std::regex name(R"(skb-job\.\d+\.[A-Za-z0-9]{6})");
   std::error_code ec;
   for (const auto& d : fs::directory_iterator(tmp, ec)) {
-    std::string file = d.path().filename().string();
-    std::smatch m;
     struct stat st {};
-    if (!std::regex_match(file, m, name) || ::lstat(d.path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
-        st.st_uid != ::getuid())
+    if (!std::regex_match(d.path().filename().string(), name) || ::lstat(d.path().c_str(), &st) != 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || common::FileLock::folder_held(d.path()))
       continue;
-    long pid = std::strtol(m[1].str().c_str(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) fs::remove_all(d.path(), ec);
+    fs::remove_all(d.path(), ec);
   }
 }
 
 // The op_compiler entry's private work folder: made 0700 under TMPDIR, removed when the job
-// ends, whatever the end (its kernels are kept by the local kernel store); named by the job's
-// pid, so that the next job removes it after a SIGKILL.
+// ends, whatever the end (its kernels are kept by the local kernel store). Made under a name the
+// sweep above passes over, locked, then named skb-job.<pid>.XXXXXX: never seen unlocked.
 struct WorkFolder {
   fs::path path;
+  std::optional<common::FileLock> alive;
   WorkFolder() {
     const char* env = std::getenv("TMPDIR");
     const fs::path tmp = env && *env ? env : "/tmp";
     remove_dead_work_folders(tmp);
-    std::string pattern = (tmp / fmt::format("skb-job.{}.XXXXXX", ::getpid())).string();
-    if (!::mkdtemp(pattern.data())) throw Error(fmt::format("{}: cannot create: {}", pattern, std::strerror(errno)));
-    path = pattern;
+    const std::string prefix = fmt::format(".skb-job-new.{}.", ::getpid());
+    std::string made = (tmp / (prefix + "XXXXXX")).string();
+    if (!::mkdtemp(made.data())) throw Error(fmt::format("{}: cannot create: {}", made, std::strerror(errno)));
+    alive.emplace(common::FileLock::folder(made));
+    path = tmp / fmt::format("skb-job.{}.{}", ::getpid(), made.substr(made.size() - 6));
+    if (::rename(made.c_str(), path.c_str()) != 0) {
+      int e = errno;
+      ::rmdir(made.c_str());
+      throw Error(fmt::format("{}: cannot create: {}", path.string(), std::strerror(e)));
+    }
   }
   ~WorkFolder() {
     std::error_code ec;
@@ -246,16 +253,14 @@ int whole_job(const WholeJob& job, const Destination& dest, const common::Diag& 
   make_destination(dest.dir);
   const bool in_work_folder = job.cann_output;
   fs::path build = dest.dir / ".skb";
-  const bool fresh_build = !in_work_folder && !fs::exists(build);
   // One whole job at a time in DEST/.skb: another one's generation would change the graph this
-  // one builds. Taken before signals are forwarded, so that a job waiting here stops at once.
+  // one builds. DEST itself is locked (a lock file in .skb would go with a build folder removed);
+  // taken before signals are forwarded, so that a job waiting here stops at once.
   std::optional<common::FileLock> turn;
-  if (!in_work_folder) {
-    std::error_code ec;
-    fs::create_directory(build, ec);
-    turn.emplace(build / ".job.lock", 0644,
-                 [&] { diag.note(fmt::format("waiting for another skb-package building in {}", build.string())); });
-  }
+  if (!in_work_folder)
+    turn.emplace(common::FileLock::folder(
+        dest.dir, [&] { diag.note(fmt::format("waiting for another skb-package building in {}", build.string())); }));
+  const bool fresh_build = !in_work_folder && !fs::exists(build);
   common::ForwardSignals forward;  // a kill stops skb-generate or ninja too, and the work folder goes
   std::optional<WorkFolder> work;
   if (in_work_folder) work.emplace();
@@ -399,6 +404,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
                      "A .run this package is a delta on: it carries only the kernels that one lacks, and installs "
                      "where that one's kernels are")
           ->check(common::checked_by([](const std::string& run) {  // a base that cannot serve: said before any compile
+            refuse_moving_base(run);
             try {
               installer::RunFile checked(run);
               installer::read_checked_manifest(checked.payload);  // its payload whole, as the delta reads it
@@ -418,7 +424,7 @@ int package_main(int argc, char** argv, common::Diag& diag) {
   if (job.log == "warning" || job.log == "error" || job.log == "null") job.quiet = true;
   // op_compiler for an NPU with the default toolchain: host kernels, which an NPU's operator
   // library would list as its own and its device cannot run. Said, never installed by default.
-  if (job.cann_output && toolchain->count() == 0 && !job.soc.empty() && job.soc != "host") {
+  if (job.cann_output && !job.count && toolchain->count() == 0 && !job.soc.empty() && job.soc != "host") {
     diag.error(
         fmt::format("-v {}: no toolchain for it: SKB_TOOLCHAIN is not set, and the default (host) builds "
                     "kernels for this machine's CPU, which a {} cannot run; set SKB_TOOLCHAIN to the "

@@ -113,6 +113,7 @@ std::string content_digest(const Manifest& m, Compression compression) {
 // package (its header, payload hash and manifest checked); its signature is not needed: only
 // its files' hashes are used, and the installer finds those bytes in the library or refuses.
 std::string make_delta(Collected& c, const fs::path& base_run) {
+  refuse_moving_base(base_run);
   std::optional<installer::RunFile> opened;
   packager::Manifest base;
   try {
@@ -144,7 +145,7 @@ void remove_dead_temps(const fs::path& dir) {
 // OUTPUT_VARIABLE). It lives in the build folder, so that the folder of the packages holds
 // nothing but packages.
 void link_latest(const PackageResult& r, const fs::path& dir) {
-  fs::path latest = dir / "static_kernel.run";
+  fs::path latest = dir / kLatestPackageLink;
   fs::path tmp = dir / fmt::format(".static_kernel.run.tmp.{}", ::getpid());
   ::unlink(tmp.c_str());
   if (::link(r.run.c_str(), tmp.c_str()) != 0) {
@@ -307,11 +308,13 @@ PackageResult make_package(const PackageOptions& o) {
     throw Error(fmt::format("{}: cannot publish: {}", r.run.string(), std::strerror(errno)));
   }
   if (!o.stamp.empty()) {
-    link_latest(r, o.stamp.parent_path().empty() ? fs::path(".") : o.stamp.parent_path());
+    // The one this package follows goes (one .run per folder), but never the base a delta needs:
+    // told before the link to the newest package moves.
     std::optional<fs::path> before = previous_package(o.stamp, r.run);
+    if (before && !o.base.empty() && common::same_file(*before, o.base)) before.reset();
+    link_latest(r, o.stamp.parent_path().empty() ? fs::path(".") : o.stamp.parent_path());
     write_stamp(o.stamp, r);
-    // The one this package follows: one .run per folder, but never the base a delta needs.
-    if (before && !(!o.base.empty() && common::same_file(*before, o.base))) ::unlink(before->c_str());
+    if (before) ::unlink(before->c_str());
   }
   return r;
 }

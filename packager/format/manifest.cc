@@ -38,6 +38,14 @@ std::string path_field(const Field& f) {
 }
 }  // namespace
 
+void refuse_moving_base(const std::filesystem::path& base) {
+  if (base.filename() == kLatestPackageLink)
+    throw common::Error(
+        fmt::format("{}: the link to a build's newest package moves to each new one, the delta "
+                    "included; give the base package's own file (static_kernel_<...>.run)",
+                    base.string()));
+}
+
 std::filesystem::path library_root(const std::filesystem::path& install_path) {
   return install_path / "opp" / "static_kernel" / "ai_core";
 }

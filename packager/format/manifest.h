@@ -94,6 +94,13 @@ Manifest parse_manifest(const common::Json& doc);
 /// static_kernel_ followed by [A-Za-z0-9_], at most 128 characters.
 bool is_package_name(std::string_view name);
 
+/// The name of a build folder's link to its newest package, which moves to each new one.
+inline constexpr std::string_view kLatestPackageLink = "static_kernel.run";
+
+/// A delta's base is a package that stays what it is: throws common::Error for the link to a
+/// build's newest package (the delta would take its own place, and its base's).
+void refuse_moving_base(const std::filesystem::path& base);
+
 /// The characters of opbase's simplified key form: [A-Za-z0-9_/=,()[]], at most 64 KiB.
 bool is_simplified_key(std::string_view key);
 

@@ -50,6 +50,11 @@ A2=$(build_package dump_a same)
 D2=$(SOURCE_DATE_EPOCH=1700000100 build_package dump_b same --base "$A2")
 [ -f "$A2" ] || fail "the delta removed its base, $A2"
 [ -f "$D2" ] || fail "no delta in the base's folder"
+rc=0; skb-package -p dump_b -o same --base same/.skb/static_kernel.run -q 2>link.err || rc=$?
+expect_eq "$rc" 2 "a delta on the link to the newest package (which moves to the delta)"
+grep -q "static_kernel.run: the link to a build's newest package moves to each new one" link.err ||
+  fail "said: $(cat link.err)"
+[ -f "$A2" ] || fail "the refused delta removed the base, $A2"
 ninja -C same/.skb >/dev/null || fail "the build folder's graph lost the base it reads"
 compat=$SKB_BIN/../libexec/skb/compat
 "$compat/op_compiler" -p dump_a -o cann -l error >/dev/null 2>cann.err || fail "op_compiler: $(cat cann.err)"

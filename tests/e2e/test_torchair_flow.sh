@@ -29,6 +29,8 @@ expect_eq "$rc" 2 "op_compiler -v Ascend910B3 with no toolchain"
 grep -q "^op_compiler: error: -v Ascend910B3: no toolchain for it: SKB_TOOLCHAIN is not set" notc.err ||
   fail "said: $(cat notc.err)"
 expect_eq "$(ls "$root" | grep -c '\.run$' || true)" 0 "packages made without a toolchain"
+expect_eq "$(op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 --count)" "$records" \
+  "--count, which builds nothing, needs no toolchain"
 export SKB_TOOLCHAIN=host  # no CANN compiler here: the host profile stands in for it, chosen
 
 step "op_compiler --count, unknown options, and the help that teaches"
@@ -190,9 +192,17 @@ kill_mid_compile killed9 KILL
 expect_eq "$(ls -A killed9/out)" "" "-o after the job killed by SIGKILL"
 expect_eq "$(pgrep -f "$PWD/killed9" || true)" "" "processes of the job killed by SIGKILL"
 [ -n "$(ls -A killed9/tmp)" ] || fail "no work folder left by SIGKILL to test its removal"
+# A live job's folder (its lock held) is never removed, whatever its pid says: one in another
+# container or on another machine that shares TMPDIR.
+mkdir -m 700 killed9/tmp/skb-job.999999.AbC123
+python3 -c 'import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); open(sys.argv[2], "w"); time.sleep(300)' \
+  killed9/tmp/skb-job.999999.AbC123 killed9/held &
+holder=$!
+for _ in $(seq 600); do [ -e killed9/held ] && break; sleep 0.1; done
 TMPDIR=$PWD/killed9/tmp op_compiler -p "$root/4242_opcompile_selected" -v Ascend910B3 -o "$PWD/killed9/out" -l error ||
   fail "op_compiler after one killed by SIGKILL"
-expect_eq "$(ls -A killed9/tmp)" "" "TMPDIR after the next job (the killed one's work folder removed)"
+expect_eq "$(ls -A killed9/tmp)" "skb-job.999999.AbC123" "TMPDIR after the next job (the killed one's work folder removed, the live one's kept)"
+kill "$holder"; wait "$holder" 2>/dev/null || true
 
 echo "    $records records, $static_kernels kernels opbase reads; 8 concurrent bare installs, one package listed"
 echo PASS

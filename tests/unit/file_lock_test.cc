@@ -79,5 +79,20 @@ TEST(FileLock, RefusesASymlinkAndNamesTheFile) {
   }
 }
 
+TEST(FileLock, AFolderIsLockedThroughItselfAndCreatesNothingInIt) {
+  auto dir = test::scratch_dir() / "held";
+  std::filesystem::create_directory(dir);
+  EXPECT_FALSE(FileLock::folder_held(dir));
+  {
+    FileLock lock = FileLock::folder(dir);
+    EXPECT_TRUE(FileLock::folder_held(dir));
+    EXPECT_TRUE(std::filesystem::is_empty(dir));
+    FileLock moved(std::move(lock));  // held by whichever object has it
+    EXPECT_TRUE(FileLock::folder_held(dir));
+  }
+  EXPECT_FALSE(FileLock::folder_held(dir));
+  EXPECT_FALSE(FileLock::folder_held(dir / "missing"));
+}
+
 }  // namespace
 }  // namespace skb::common
