@@ -107,10 +107,17 @@ SigningKey read_signing_key(const std::filesystem::path& file) {
   ssize_t n = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? ::read(fd, text.data(), text.size()) : -1;
   ::close(fd);
   if (n < 0) throw Error(fmt::format("{}: not a readable file", file.string()));
-  if ((st.st_mode & 077) != 0)
-    throw Error(fmt::format("{}: permissions {:04o} are too open for a private key; expected 0600 (chmod 600 {})",
-                            file.string(), st.st_mode & 07777, file.string()));
   text.resize(static_cast<std::size_t>(n));
+  if ((st.st_mode & 077) != 0) {
+    // Without the mark it may be a public line, which chmod would only turn into a wrong key.
+    const bool marked = std::string_view(text).substr(0, kPrivateKeyMark.size()) == kPrivateKeyMark;
+    OPENSSL_cleanse(text.data(), text.size());
+    throw Error(fmt::format("{}: permissions {:04o} are too open for a private key; expected 0600 (chmod 600 {}){}",
+                            file.string(), st.st_mode & 07777, file.string(),
+                            marked ? ""
+                                   : "; or, if it holds a public key line, give the private key's file (its line "
+                                     "begins with skb-private-key:)"));
+  }
   try {
     SigningKey key = parse_signing_key(text);
     OPENSSL_cleanse(text.data(), text.size());

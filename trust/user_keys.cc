@@ -83,6 +83,7 @@ TrustedKeys own_trusted_keys(bool with_own_key) {
   fs::path extra = own_trust_file();
   std::error_code ec;
   bool has_extra = fs::exists(extra, ec);
+  if (ec) throw Error(fmt::format("{}: cannot read: {}", extra.string(), ec.message()));  // never "no keys"
   TrustedKeys set = has_extra ? read_trusted_keys(extra) : TrustedKeys{};
   if (!with_own_key) return set;
   set.add(own_signing_key().public_key());

@@ -93,16 +93,20 @@ std::string describe_installer(const Args& a) {
   return fmt::format("{}; running the library's copy, {}", carried, self);
 }
 
+// An option's folder that is something else: said as the user gave it, not by what is below it.
+void refuse_unless_folder(const char* option, const std::string& path) {
+  struct stat st {};
+  if (!path.empty() && ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    throw common::Error(fmt::format("{} {}: not a folder", option, path));
+}
+
 int run(const Args& a, const common::Diag& diag) {
   LibraryOptions lo;
   lo.lock_timeout = a.lock_timeout;
   lo.force = a.force;
   lo.upgrade = a.upgrade;
-  if (!a.install_path.empty()) {  // something other than a folder there: said as the user gave it
-    struct stat st {};
-    if (::stat(a.install_path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
-      throw common::Error(fmt::format("--install-path {}: not a folder", a.install_path));
-  }
+  refuse_unless_folder("--install-path", a.install_path);
+  refuse_unless_folder("--extract", a.extract);
   fs::path root = !a.install_path.empty() ? packager::library_root(a.install_path)
                   : !a.library.empty()    ? fs::path(a.library)
                                           : default_library_root();

@@ -363,6 +363,9 @@ echo "a file" >not_a_lib
 rc=0; sh "$run" --install-path="$PWD/not_a_lib" -q 2>file.err || rc=$?
 expect_eq "$rc" 1 "an install path that is a file"
 grep -q "error: --install-path $PWD/not_a_lib: not a folder" file.err || fail "said: $(cat file.err)"
+rc=0; sh "$run" --extract="$PWD/not_a_lib" -q 2>file.err || rc=$?
+expect_eq "$rc" 1 "an extract folder that is a file"
+grep -q "error: --extract $PWD/not_a_lib: not a folder" file.err || fail "said: $(cat file.err)"
 
 step "a kernel damaged in its build folder, its mtime kept: skb-package refuses it, the next ninja builds it again"
 victim=$(ls out/.skb/kernel_meta/*.so | head -1)

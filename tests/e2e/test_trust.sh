@@ -70,6 +70,16 @@ if skb-generate -p "$dump" -o loose -q --no-package --cache "file://$PWD/store" 
   fail "a private key readable by others was used"
 fi
 grep -q "permissions 0644 are too open" loose.err || fail "loose key message: $(cat loose.err)"
+chmod 644 ci1.pub
+rc=0; skb key public ci1.pub 2>pub_as_key.err || rc=$?
+expect_eq "$rc" 1 "skb key public of a public line"
+grep -q "or, if it holds a public key line, give the private key's file" pub_as_key.err ||
+  fail "a public line given as a private key: $(cat pub_as_key.err)"
+if skb key public ci1.key 2>/dev/null | grep -q . && chmod 644 ci1.key && skb key public ci1.key 2>marked.err; then
+  fail "a private key readable by others was used"
+fi
+chmod 600 ci1.key
+if grep -q "or, if it holds a public key line" marked.err; then fail "a marked private key taken for a public line: $(cat marked.err)"; fi
 printf 'ci-1:not-base64\n' >bad.pub
 if skb-generate -p "$dump" -o badtrust -q --no-package --cache "file://$PWD/store" --trusted-keys bad.pub 2>bad.err; then
   fail "a bad trust file was taken"
