@@ -179,8 +179,7 @@ std::optional<Stamp> read_stamp(const fs::path& stamp) {
 }
 
 // The package this build made before, as its stamp names it, when it is not `now`.
-std::optional<fs::path> previous_package(const fs::path& stamp, const fs::path& now) {
-  std::optional<Stamp> s = read_stamp(stamp);
+std::optional<fs::path> previous_package(const std::optional<Stamp>& s, const fs::path& now) {
   if (s && s->run != now && s->run.parent_path() == now.parent_path() && is_package_name(s->run.stem().string()))
     return s->run;
   return std::nullopt;
@@ -188,8 +187,7 @@ std::optional<fs::path> previous_package(const fs::path& stamp, const fs::path& 
 
 // Whether the package at `run` (its bytes hashing to `sha256`) is the one this build made before
 // under the same name, untouched since: a build that names its package replaces its own.
-bool made_here_before(const fs::path& stamp, const fs::path& run, const std::string& sha256) {
-  std::optional<Stamp> s = read_stamp(stamp);
+bool made_here_before(const std::optional<Stamp>& s, const fs::path& run, const std::string& sha256) {
   return s && s->run == run && s->sha256 == sha256;
 }
 
@@ -288,13 +286,14 @@ PackageResult make_package(const PackageOptions& o) {
   r.sha256 = common::sha256_file(run_tmp.path);
   r.size = fs::file_size(run_tmp.path);
 
+  const std::optional<Stamp> made_before = read_stamp(o.stamp);  // read once, before it names this package
   if (::renameat2(AT_FDCWD, run_tmp.path.c_str(), AT_FDCWD, r.run.c_str(), RENAME_NOREPLACE) == 0) {
     run_tmp.path.clear();
   } else if (errno == EEXIST) {
     const std::string there = common::sha256_file(r.run);
     if (there == r.sha256) {
       r.unchanged = true;
-    } else if (o.force || made_here_before(o.stamp, r.run, there)) {
+    } else if (o.force || made_here_before(made_before, r.run, there)) {
       if (::rename(run_tmp.path.c_str(), r.run.c_str()) != 0)
         throw Error(fmt::format("{}: cannot replace: {}", r.run.string(), std::strerror(errno)));
       run_tmp.path.clear();
@@ -310,7 +309,7 @@ PackageResult make_package(const PackageOptions& o) {
   if (!o.stamp.empty()) {
     // The one this package follows goes (one .run per folder), but never the base a delta needs:
     // told before the link to the newest package moves.
-    std::optional<fs::path> before = previous_package(o.stamp, r.run);
+    std::optional<fs::path> before = previous_package(made_before, r.run);
     if (before && !o.base.empty() && common::same_file(*before, o.base)) before.reset();
     link_latest(r, o.stamp.parent_path().empty() ? fs::path(".") : o.stamp.parent_path());
     write_stamp(o.stamp, r);

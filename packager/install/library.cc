@@ -51,11 +51,7 @@ bool is_temp_of(const std::string& name, std::string_view file) {
 
 // The stub runs the library's copy of the installer in place when it is the package's: that file
 // then needs neither reading nor comparing with the running program (1.8 MB each).
-bool is_running_program(const fs::path& p) {
-  struct stat self, file;
-  return ::stat("/proc/self/exe", &self) == 0 && ::stat(p.c_str(), &file) == 0 && self.st_dev == file.st_dev &&
-         self.st_ino == file.st_ino;
-}
+bool is_running_program(const fs::path& p) { return common::same_file("/proc/self/exe", p); }
 
 void chmod_or_throw(const fs::path& p, mode_t mode) {
   if (::chmod(p.c_str(), mode) != 0)
