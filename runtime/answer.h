@@ -13,8 +13,9 @@ namespace skb::runtime {
 struct Answer {
   enum class Kind { kStatic, kDynamic, kNone } kind = Kind::kNone;
   /// Begins with the op type: the static kernel and its package; or why there is none (refused
-  /// as unsupported, withheld by payoff evidence, or the nearest installed kernel and the first
-  /// field that differs), then whether the dynamic kernel of its op and dtypes serves it.
+  /// as unsupported, withheld by payoff evidence, a kernel whose launch cannot carry the call, or
+  /// the nearest installed kernel and the first field that differs), then whether the dynamic
+  /// kernel of its op and dtypes serves it.
   std::string why;
 };
 Answer answer(const Index& index, const opmodel::OpRecord& call, InstalledSignatures& signatures);

@@ -93,5 +93,60 @@ TEST_F(Answers, WithoutADynamicKernelTheMissAloneIsTold) {
   EXPECT_EQ(a.why, "Add: no static kernel of this op is installed for SoC host");
 }
 
+// ConcatD of n float16 tensors, and an index of its static kernel for n tensors and its dynamic
+// kernel, both cuda kernels: their launch carries 8 tensors a side at most; where
+// skb_runtime_find refuses the call, so does the answer.
+opmodel::OpRecord concat_of(int n) {
+  Json xs = Json::array();
+  for (int i = 0; i < n; ++i) xs.push_back(tensor("float16", {2, 3}, i));
+  return opmodel::parse_op_record(
+      record("ConcatD", {xs}, {tensor("float16", {2, 3 * n})}, {attr("concat_dim", 0, "int", 1)}));
+}
+
+Index cuda_concat_index(int n = 9) {
+  Index index;
+  index.soc = "sm_90";
+  for (bool dynamic : {false, true}) {
+    std::string key = common::sha256_hex(dynamic ? opmodel::dynamic_signature(concat_of(n))
+                                                 : opmodel::canonical_signature(concat_of(n)));
+    IndexEntry e = entry(key, dynamic ? "ConcatD_dynamic" : "ConcatD_static", dynamic ? "dynamic" : "static");
+    e.op_type = "ConcatD";
+    e.launch.device = "cuda";
+    e.launch.block = 256;
+    e.launch.max_grid = 4096;
+    index.by_key[key] = e;
+  }
+  return index;
+}
+
+TEST(CudaAnswers, AStaticKernelWhoseLaunchCannotCarryTheCallServesNothing) {
+  Index index = cuda_concat_index();
+  InstalledSignatures signatures;
+  Answer a = answer(index, concat_of(9), signatures);
+  EXPECT_EQ(a.kind, Answer::Kind::kNone);
+  EXPECT_EQ(a.why.rfind("ConcatD: static kernel ConcatD_static (package p1), which cannot run it: a cuda kernel "
+                        "cannot be given more than 8 input tensors",
+                        0),
+            0u)
+      << a.why;
+}
+
+TEST(CudaAnswers, ADynamicKernelWhoseLaunchCannotCarryTheCallServesNothing) {
+  Index index = cuda_concat_index();
+  index.by_key.erase(common::sha256_hex(opmodel::canonical_signature(concat_of(9))));
+  InstalledSignatures signatures;
+  Answer a = answer(index, concat_of(9), signatures);
+  EXPECT_EQ(a.kind, Answer::Kind::kNone);
+  EXPECT_NE(a.why.find("; the dynamic kernel of its op and dtypes cannot serve it: a cuda kernel cannot be given "
+                       "more than 8 input tensors"),
+            std::string::npos)
+      << a.why;
+  // Eight tensors they carry.
+  Index eight = cuda_concat_index(8);
+  EXPECT_EQ(answer(eight, concat_of(8), signatures).kind, Answer::Kind::kStatic);
+  eight.by_key.erase(common::sha256_hex(opmodel::canonical_signature(concat_of(8))));
+  EXPECT_EQ(answer(eight, concat_of(8), signatures).kind, Answer::Kind::kDynamic);
+}
+
 }  // namespace
 }  // namespace skb::runtime
