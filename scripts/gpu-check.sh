@@ -14,6 +14,8 @@
 # BUNDLE defaults to build/gpu-check. SKB_GPU_SOC (default sm_90) is the architecture (sm_90a: the
 # matmuls on wgmma), SKB_SWEEP_TILES and SKB_SWEEP_FLOAT_TILES how many candidates the tile sweep
 # builds (default: every tile of skb_matmul_plan.h's tables), SKB_CUDA_SWEEP_JSON where its times go,
+# SKB_SWEEP_TIMEOUT and SKB_SWEEP_ALONE_TIMEOUT its time limits in seconds (600; 120 a candidate tried
+# alone after a sweep broke off),
 # SKB_ORACLE_TRIALS the oracle's records (default 120), SKB_CUDA_BENCH_REPS the bench's samples,
 # SKB_CHAIN_LENGTH the dependent-launch chains' kernels (default 20).
 # Exit status: 0 every check passed; 1 a check failed; 2 nothing to run; 77 no GPU here.
@@ -203,22 +205,23 @@ say "3b. the matmul tile sweep: skb's choice against every candidate tile and cu
 # One process times every candidate; a candidate that faults leaves its CUDA context broken, and
 # one that hangs holds it. Where the sweep ends so, each candidate is tried alone (its own
 # process and time limit) on the sweep's calls, and the sweep runs again without those that fail.
-sweep() {  # out-file time-limit candidate-folders...
-  local out=$1 limit=$2; shift 2
+sweep() {  # out-file json-file time-limit candidate-folders...
+  local out=$1 json=$2 limit=$3; shift 3
   timeout "$limit" "$python" "$SKB_TOP/tests/bench/cuda_tile_sweep.py" --runtime "$bundle/lib/libskb_runtime.so" \
     --lib "$bundle/bench/lib" $(for l in "$@"; do echo --candidate "$l"; done) --calls "$bundle/sweep/calls.json" \
-    --tiles "$bundle/sweep/tiles.json" --json "$sweep_json" >"$out" 2>&1
+    --tiles "$bundle/sweep/tiles.json" --json "$json" >"$out" 2>&1
 }
 broke() { grep -q "Traceback\|CUDA_ERROR\|illegal" "$1"; }  # the sweep could not go on
 if [ -d "$bundle/sweep" ]; then
   out=$(mktemp) rc=0 sweep_json=${SKB_CUDA_SWEEP_JSON:-$(mktemp)}
-  sweep "$out" "${SKB_SWEEP_TIMEOUT:-600}" "$bundle"/sweep/lib* || rc=$?
+  sweep "$out" "$sweep_json" "${SKB_SWEEP_TIMEOUT:-600}" "$bundle"/sweep/lib* || rc=$?
   if [ "$rc" -gt 1 ] || broke "$out"; then
     cat "$out"
     say "the sweep broke off (status $rc): each candidate alone"
-    good=()
+    # The calls it timed stay in its JSON until the sweep without the failed candidates replaces it.
+    good=() alone=$(mktemp)
     for l in "$bundle"/sweep/lib*; do
-      rc=0 && sweep "$out" 120 "$l" || rc=$?
+      rc=0 && sweep "$out" "$alone" "${SKB_SWEEP_ALONE_TIMEOUT:-120}" "$l" || rc=$?
       if [ "$rc" -gt 1 ] || broke "$out"; then
         say "FAILED: $(basename "$l") (status $rc): $(grep -m1 "Error\|CUDA_ERROR" "$out" || echo "no time limit left")"
         status=1
@@ -226,7 +229,7 @@ if [ -d "$bundle/sweep" ]; then
         good+=("$l")
       fi
     done
-    rc=0 && sweep "$out" "${SKB_SWEEP_TIMEOUT:-600}" "${good[@]}" || rc=$?
+    rc=0 && sweep "$out" "$sweep_json" "${SKB_SWEEP_TIMEOUT:-600}" "${good[@]}" || rc=$?
   fi
   cat "$out"
   [ "$rc" = 0 ] || status=1

@@ -10,7 +10,8 @@ samples, in µs per launch.
 Prints one row per call: the chosen kernel, every candidate, cuBLAS, and the chosen kernel's time
 over the fastest candidate's and over cuBLAS's. Exit status 0 when every kernel agreed with cuBLAS.
 --json writes the rows with the GPU's name and multiprocessors, and the candidates' tiles that
---tiles names (cuda_tile_fit.py tiles): what cuda_tile_fit.py fits the tables to.
+--tiles names (cuda_tile_fit.py tiles): what cuda_tile_fit.py fits the tables to. It is rewritten
+after each call, so that a sweep stopped by a time limit keeps the calls it timed.
 usage: cuda_tile_sweep.py --runtime libskb_runtime.so --lib CHOSEN --candidate LIB... --calls CALLS.json
                           [--reps N] [--json OUT [--tiles TILES.json]]"""
 import argparse, json, os, re, statistics, sys
@@ -40,6 +41,18 @@ def timed(torch, fn, reps, cycles_per_us):
         samples.append((s, e))
     torch.cuda.synchronize()
     return statistics.median(s.elapsed_time(e) * 1000.0 / inner for s, e in samples)
+
+
+def write_json(path, torch, rows, tiles):
+    """The rows so far, with the GPU's name and multiprocessors and the candidates' tiles, replacing
+    `path` whole (a reader never sees half of it)."""
+    out = {"gpu": torch.cuda.get_device_name(),
+           "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count, "rows": rows}
+    if tiles:
+        out["tiles"] = {k: v for k, v in json.load(open(tiles)).items() if k in ("16", "float")}
+    with open(path + ".tmp", "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(path + ".tmp", path)
 
 
 def main():
@@ -113,12 +126,8 @@ def main():
                                             fmt(row["chosen_over_fastest"]), fmt(row["chosen_over_cublas"]),
                                             row["check"]))
         sys.stdout.flush()
-    if args.json:
-        out = {"gpu": torch.cuda.get_device_name(),
-               "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count, "rows": rows}
-        if args.tiles:
-            out["tiles"] = {k: v for k, v in json.load(open(args.tiles)).items() if k in ("16", "float")}
-        json.dump(out, open(args.json, "w"), indent=1)
+        if args.json:  # after every call: a sweep cut short by its time limit keeps the calls it timed
+            write_json(args.json, torch, rows, args.tiles)
     for rt in rts:
         L.skb_runtime_close(rt)
     return 0 if ok else 1
