@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The matmul tile tables of skb_matmul_plan.h against a tile sweep (cuda_tile_sweep.py --json).
+"""The matmul tile tables of skb_matmul_plan.h against tile sweeps (cuda_tile_sweep.py --json).
 
 The choice prices candidate t on a shape as waves * (bm * bn * steps / feed + wave_ns): waves of
 blocks on the GPU's multiprocessors, each taking its outputs times its part of the reduction at
@@ -9,15 +9,22 @@ count alike, so that a 4096^3 call does not drown the small ones); tiles that di
 their block's aspect share one wave cost, fitted to all their times. A tile the sweep did not
 time keeps its figures; one whose feed is 0 is never chosen (a candidate only the sweep builds).
 
+Several sweeps are taken in turn, each fitting the tiles no sweep before it timed: a tile keeps the
+figures of the first sweep that timed it, as a kernel keeps its first build, and a later sweep
+adds the candidates it brings without moving the choice among the others (whose figures a fit to
+another run's times would shift by that run's noise). The header is the fit of its sweeps, in
+order; the choices are judged on every call of them, each time the mean over the sweeps that
+timed it.
+
   cuda_tile_fit.py tiles                 the candidates the sweep builds, in its order, as JSON
-  cuda_tile_fit.py fit SWEEP.json        each tile's old and new figures and how far the fit
+  cuda_tile_fit.py fit SWEEP.json...     each tile's old and new figures and how far the fit
                                          misses its times, then each swept call: the tile the
                                          fitted tables pick, the fastest, the pick's time over it
       --write                            put the fitted figures into the header
       --check                            exit 1 when the header's figures are not the fit
 A sweep that lists its candidates' tiles (gpu-check.sh's does) is matched to the tables by tile,
 so that the tables may change between a sweep and its fit; one that does not, by index.
-usage: cuda_tile_fit.py {tiles | fit SWEEP.json [--write | --check] [--multiprocessors N]} [--header H]"""
+usage: cuda_tile_fit.py {tiles | fit SWEEP.json... [--write | --check] [--multiprocessors N]} [--header H]"""
 import argparse, collections, json, math, os, re, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -197,32 +204,63 @@ def fit(tiles, group, points, mps):
     return out
 
 
-def refit(tables, rows, mps):
-    """Fits every tile the rows time, printing old and new figures; the tiles whose figures change."""
-    print("%-12s %3s  %-48s %6s %8s  ->  %6s %8s  %s" % ("table", "i", "tile", "feed", "wave_ns", "feed", "wave_ns",
-                                                      "worst miss (points)"))
-    changed = []
+def fit_untimed(tables, rows, mps):
+    """Fits the tiles without figures (feed 0) that the rows time, each group of twins among them
+    together; {tile: (worst relative miss, points, sweep)} of those it fitted."""
+    out = {}
     for kind in ("16", "float"):
         tiles = candidates(tables, kind)
         points = {}
         for r in rows:
             for i, us in r.times.items():
-                if r.kind == kind:
+                if r.kind == kind and tiles[i].feed <= 0:
                     points.setdefault(i, []).append((r.problem, us))
-        fitted = {}
         for group in sharing(tiles):
-            fitted.update(fit(tiles, group, points, mps))
-        for i, tile in enumerate(tiles):
-            shown = "%-12s %3d  %-48s %6d %8d" % (tile.table, i, tile.entry(), tile.feed, tile.wave_ns)
-            if i not in fitted:
-                print("%s      not fitted (%d points)" % (shown, len(points.get(i, []))))
-                continue
-            feed, wave_ns, miss, n = fitted[i]
-            print("%s  ->  %6d %8d  %.0f%% (%d)" % (shown, feed, wave_ns, 100 * miss, n))
-            if (feed, wave_ns) != (tile.feed, tile.wave_ns):
-                tile.feed, tile.wave_ns = feed, wave_ns
-                changed.append(tile)
-    return changed
+            for i, (feed, wave_ns, miss, n) in fit(tiles, [i for i in group if i in points], points, mps).items():
+                tiles[i].feed, tiles[i].wave_ns = feed, wave_ns
+                out[tiles[i]] = (miss, n)
+    return out
+
+
+def refit(tables, sweeps, mps):
+    """Fits the tables to the sweeps' rows in turn (fit_untimed, from tables without figures),
+    printing each tile's old and new figures; the tiles whose figures change."""
+    old = {t: (t.feed, t.wave_ns) for ts in tables.values() for t in ts}
+    for t in old:
+        t.feed = t.wave_ns = 0
+    fitted = {}
+    for n, rows in enumerate(sweeps, 1):
+        fitted.update({t: fit + (n,) for t, fit in fit_untimed(tables, rows, mps).items()})
+    print("%-12s %3s  %-48s %6s %8s  ->  %6s %8s  %s" % ("table", "i", "tile", "feed", "wave_ns", "feed", "wave_ns",
+                                                      "worst miss (points), sweep"))
+    for kind in ("16", "float"):
+        for i, t in enumerate(candidates(tables, kind)):
+            shown = "%-12s %3d  %-48s %6d %8d" % (t.table, i, t.entry(), *old[t])
+            if t in fitted:
+                miss, points, n = fitted[t]
+                print("%s  ->  %6d %8d  %.0f%% (%d), %d" % (shown, t.feed, t.wave_ns, 100 * miss, points, n))
+            else:
+                print("%s      not fitted" % shown)
+    return [t for t in old if (t.feed, t.wave_ns) != old[t]]
+
+
+def merged(sweeps):
+    """One Row a call of the sweeps' rows: each candidate's time, and cuBLAS's, the mean over the
+    sweeps that timed it; in the order the sweeps first list the calls."""
+    by_label = collections.OrderedDict()
+    for rows in sweeps:
+        for r in rows:
+            by_label.setdefault(r.label, []).append(r)
+    out = []
+    for label, rs in by_label.items():
+        times = {}
+        for r in rs:
+            for i, us in r.times.items():
+                times.setdefault(i, []).append(us)
+        cublas = [r.cublas for r in rs if r.cublas]
+        out.append(Row(label, rs[0].kind, rs[0].problem, {i: sum(v) / len(v) for i, v in times.items()},
+                       sum(cublas) / len(cublas) if cublas else None))
+    return out
 
 
 Choice = collections.namedtuple("Choice", "row pick best sync sync_best")
@@ -282,7 +320,7 @@ def main():
     sub = ap.add_subparsers(dest="command", required=True)
     sub.add_parser("tiles", help="the sweep's candidates as JSON")
     f = sub.add_parser("fit", help="fit the tables to a sweep")
-    f.add_argument("sweep", help="cuda_tile_sweep.py's --json output")
+    f.add_argument("sweep", nargs="+", help="cuda_tile_sweep.py's --json output; several: in the order they ran")
     f.add_argument("--multiprocessors", type=int, help="the swept GPU's (default: the sweep's, else 132)")
     mode = f.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true", help="put the fitted figures into the header")
@@ -295,12 +333,18 @@ def main():
         json.dump(export(tables), sys.stdout)
         print()
         return 0
-    with open(args.sweep) as f:
-        sweep = json.load(f)
-    mps = args.multiprocessors or sweep.get("multiprocessors") or 132
-    rows = swept(sweep, tables)
-    print("GPU %s, %d multiprocessors: %d swept calls" % (sweep.get("gpu", "?"), mps, len(rows)))
-    changed = refit(tables, rows, mps)
+    sweeps = []
+    for path in args.sweep:
+        with open(path) as f:
+            sweeps.append(json.load(f))
+    gpus = {(s.get("gpu", "?"), args.multiprocessors or s.get("multiprocessors") or 132) for s in sweeps}
+    if len(gpus) > 1:
+        raise SystemExit("cuda_tile_fit: the sweeps are of different GPUs: %s" % sorted(gpus))
+    gpu, mps = gpus.pop()
+    swept_rows = [swept(s, tables) for s in sweeps]
+    rows = merged(swept_rows)
+    print("GPU %s, %d multiprocessors: %d swept calls in %d sweeps" % (gpu, mps, len(rows), len(sweeps)))
+    changed = refit(tables, swept_rows, mps)
     print()
     picks(tables, rows, mps)
     if args.check:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""cuda_tile_fit.py on the CPU: skb_matmul_plan.h's figures are the fit of the sweep it names,
-and on that sweep they choose the fastest tile or one within 3% of it; a sweep timed by known
-figures gives them back, through --write, to a header --check accepts; a sweep is matched to the
-tables by tile, not by place; one of other tiles is refused."""
+"""cuda_tile_fit.py on the CPU: skb_matmul_plan.h's figures are the fit of the sweeps it names,
+and on them they choose the fastest tile or one within 1% of it; a sweep timed by known figures
+gives them back, through --write, to a header --check accepts; a tile keeps the figures of the
+first sweep that timed it; a sweep is matched to the tables by tile, not by place; one of other
+tiles is refused."""
 import json, os, shutil, subprocess, sys, tempfile, unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -14,7 +15,9 @@ import cuda_tile_fit as fit  # noqa: E402
 from sweep_calls import sweep as sweep_calls  # noqa: E402
 
 HEADER = os.path.join(TOP, "templates", "kernels", "common", "skb_matmul_plan.h")
-SWEEP = os.path.join(HERE, "data", "tile-sweep-h200.json")
+# The H200 sweeps the header is fitted to, in the order they ran: the second timed the candidates
+# the first did not have (feed 0 until then).
+SWEEPS = [os.path.join(HERE, "data", "tile-sweep-h200-%s.json" % day) for day in ("2026-11-28", "2026-11-29")]
 
 
 def text(path):
@@ -38,25 +41,47 @@ class TileFit(unittest.TestCase):
             json.dump(value, f)
         return path
 
-    def test_the_header_is_the_fit_of_its_sweep(self):
-        r = run("fit", SWEEP, "--check")
+    def test_the_header_is_the_fit_of_its_sweeps(self):
+        r = run("fit", *SWEEPS, "--check")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("13 swept calls", r.stdout)
+        self.assertIn("14 swept calls in 2 sweeps", r.stdout)
+        # The first alone leaves the second's candidates untimed, which the header is not.
+        r = run("fit", SWEEPS[0], "--check")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("{16, 32, 128, 16, 16, 2, 0, 0} is the fit", r.stderr)
 
-    def test_on_its_sweep_the_choice_is_within_3_percent_of_the_fastest_tile(self):
-        # The sm_90a choice (every candidate): the fastest on all swept calls but 4096³, where the
-        # fitted tables take a staged tile 1.1% to 2.3% slower than the fastest, which is the same
-        # tile persistent in clusters of 2; among mma.sync's tiles alone, within 15%.
+    def test_on_its_sweeps_the_choice_is_within_1_percent_of_the_fastest_tile(self):
+        # The sm_90a choice (every candidate), each call's times the mean of the two sweeps: the
+        # fastest on all swept calls but bfloat16 4096³, where the staged persistent tile it takes
+        # is 0.8% slower than the same tile in clusters of 2; among mma.sync's tiles alone,
+        # within 16% (1.152x on 1032 x 1000 x 520 with x1 transposed).
         tables = fit.read_tables(text(HEADER))
-        sweep = json.loads(text(SWEEP))
-        found = fit.choices(tables, fit.swept(sweep, tables), sweep["multiprocessors"])
-        self.assertEqual(len(found), 13)
+        sweeps = [json.loads(text(p)) for p in SWEEPS]
+        rows = fit.merged([fit.swept(s, tables) for s in sweeps])
+        found = fit.choices(tables, rows, sweeps[0]["multiprocessors"])
+        self.assertEqual(len(found), 14)
         for c in found:
             t = c.row.times
-            self.assertLessEqual(t[c.pick] / t[c.best], 1.03, c.row.label)
+            self.assertLessEqual(t[c.pick] / t[c.best], 1.01, c.row.label)
             if c.sync is not None:
-                self.assertLessEqual(t[c.sync] / t[c.sync_best], 1.15, c.row.label)
-        self.assertEqual(sum(c.pick == c.best for c in found), 11)
+                self.assertLessEqual(t[c.sync] / t[c.sync_best], 1.16, c.row.label)
+        self.assertEqual(sum(c.pick == c.best for c in found), 13)
+        # The example dump's 16 x 128 x 32 takes the one-step 16 x 32 mma.sync tile, on either build.
+        small = next(c for c in found if c.row.label == "MatMulV2_float16_16x128_128x32")
+        self.assertEqual((small.pick, small.sync), (6, 6))
+
+    def test_a_tile_keeps_the_figures_of_the_first_sweep_that_timed_it(self):
+        slower = json.loads(text(SWEEPS[1]))
+        for row in slower["rows"]:
+            row["us"] = {k: v and v * 2 for k, v in row["us"].items()}
+        slower = self.save("slower.json", slower)
+        # A third sweep times nothing new: the header stays the fit of the first two.
+        r = run("fit", *SWEEPS, slower, "--check")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # Before the second, it gives the second's candidates its own: half the feed, twice the wave cost.
+        r = run("fit", SWEEPS[0], slower, SWEEPS[1], "--check")
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("{16, 32, 128, 16, 16, 2, 119, 1548} is the fit", r.stderr)
 
     def test_known_figures_come_back(self):
         tables = fit.read_tables(text(HEADER))
@@ -93,7 +118,7 @@ class TileFit(unittest.TestCase):
         self.assertEqual(strip(text(header)), strip(text(HEADER)))
 
     def test_a_sweep_is_matched_by_tile_not_by_place(self):
-        sweep = json.loads(text(SWEEP))
+        sweep = json.loads(text(SWEEPS[0]))
         for kind in ("16", "float"):  # the candidates in the opposite order, names and tiles both
             n = len(sweep["tiles"][kind])
             sweep["tiles"][kind].reverse()
@@ -101,11 +126,11 @@ class TileFit(unittest.TestCase):
                 if (row["label"].split("_")[1] == "float") == (kind == "float"):
                     row["us"] = {("tile%d" % (n - 1 - int(k[4:])) if k.startswith("tile") else k): v
                                  for k, v in row["us"].items()}
-        r = run("fit", self.save("reversed.json", sweep), "--check")
+        r = run("fit", self.save("reversed.json", sweep), SWEEPS[1], "--check")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_a_sweep_of_other_tiles_is_refused(self):
-        sweep = json.loads(text(SWEEP))
+        sweep = json.loads(text(SWEEPS[0]))
         sweep["tiles"] = {k: [[t[0], 7] + t[2:] if t else t for t in v] for k, v in sweep["tiles"].items()}
         r = run("fit", self.save("other.json", sweep), "--check")
         self.assertNotEqual(r.returncode, 0)

@@ -10,8 +10,8 @@
 // sums). Both are measured on an H200: scripts/gpu-check.sh's tile sweep times every candidate
 // on every shape of tests/tools/sweep_calls.py, and tests/bench/cuda_tile_fit.py fits each
 // tile's two figures to its times (tiles that differ only in their block's aspect share one wave
-// cost). The figures below are the fit of tests/bench/data/tile-sweep-h200.json; a test holds
-// them to it.
+// cost). The figures below are the fit of the sweeps tests/bench/data/tile-sweep-h200-*.json in
+// the order they ran, a tile's from the first that timed it; a test holds them to it.
 #pragma once
 #include <stdint.h>
 
@@ -50,8 +50,8 @@ constexpr Tile kMmaTiles[] = {
     {64, 32, 32, 32, 32, 4, 452, 2566},
     // A reduction of up to 128 in one step (no barrier between steps), for products of a few
     // blocks, whose time is the latency of their steps: 16 x 32 on 2 warps, and 32 x 64.
-    {16, 32, 128, 16, 16, 2, 0, 0},
-    {32, 64, 128, 32, 32, 2, 0, 0},
+    {16, 32, 128, 16, 16, 2, 238, 774},
+    {32, 64, 128, 32, 32, 2, 496, 2657},
 };
 constexpr int kNumMmaTiles = sizeof kMmaTiles / sizeof kMmaTiles[0];
 
@@ -89,15 +89,15 @@ constexpr Tile kWgmmaTiles[] = {
     {128, 256, 64, 64, 256, 4, 3385, 4743, 1, 1, 2, 1},
     // The three split tiles, staged: each thread adds up 8 outputs of a row and stores them at
     // once (16 bytes), where the others store 4 sums 2 bytes at a time.
-    {128, 128, 64, 64, 128, 6, 0, 0, 2, 0, 1, 1},
-    {64, 128, 64, 64, 128, 8, 0, 0, 4, 0, 1, 1},
-    {64, 64, 64, 64, 64, 8, 0, 0, 2, 0, 1, 1},
+    {128, 128, 64, 64, 128, 6, 2976, 7022, 2, 0, 1, 1},
+    {64, 128, 64, 64, 128, 8, 2067, 6454, 4, 0, 1, 1},
+    {64, 64, 64, 64, 64, 8, 1225, 4023, 2, 0, 1, 1},
     // 128 x 128 split over clusters of 4 and 8, staged, with the stages their part of a 1024-deep
     // reduction needs: on a 256 x 1024 output, half and as many blocks as 64 x 64 split in 2
     // gives, loading half its operand bytes in all (a block reads its tile's rows of A and
     // columns of B once per part, so the operands' traffic from L2 goes as 1 / BM + 1 / BN).
-    {128, 128, 64, 64, 128, 4, 0, 0, 4, 0, 1, 1},
-    {128, 128, 64, 64, 128, 2, 0, 0, 8, 0, 1, 1},
+    {128, 128, 64, 64, 128, 4, 3249, 8640, 4, 0, 1, 1},
+    {128, 128, 64, 64, 128, 2, 4460, 12275, 8, 0, 1, 1},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 
