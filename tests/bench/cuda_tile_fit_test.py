@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """cuda_tile_fit.py on the CPU: skb_matmul_plan.h's figures are the fit of the sweeps it names,
-and on them they choose the fastest tile or one within 1% of it; a sweep timed by known figures
+and on them they choose the fastest tile but on three calls (within 1.2%, and 11.5%); a sweep
+timed by known figures
 gives them back, through --write, to a header --check accepts; a tile keeps the figures of the
 first sweep that timed it; a sweep is matched to the tables by tile, not by place; one of other
 tiles is refused."""
@@ -15,9 +16,10 @@ import cuda_tile_fit as fit  # noqa: E402
 from sweep_calls import sweep as sweep_calls  # noqa: E402
 
 HEADER = os.path.join(TOP, "templates", "kernels", "common", "skb_matmul_plan.h")
-# The H200 sweeps the header is fitted to, in the order they ran: the second timed the candidates
-# the first did not have (feed 0 until then).
-SWEEPS = [os.path.join(HERE, "data", "tile-sweep-h200-%s.json" % day) for day in ("2026-11-28", "2026-11-29")]
+# The H200 sweeps the header is fitted to, in the order they ran: each timed candidates the ones
+# before it did not have (feed 0 until then).
+SWEEPS = [os.path.join(HERE, "data", "tile-sweep-h200-%s.json" % run) for run in ("2026-11-28", "2026-11-29",
+                                                                                "2026-11-29b")]
 
 
 def text(path):
@@ -44,28 +46,39 @@ class TileFit(unittest.TestCase):
     def test_the_header_is_the_fit_of_its_sweeps(self):
         r = run("fit", *SWEEPS, "--check")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("14 swept calls in 2 sweeps", r.stdout)
-        # The first alone leaves the second's candidates untimed, which the header is not.
+        self.assertIn("14 swept calls in 3 sweeps", r.stdout)
+        # The first alone leaves the later ones' candidates untimed, which the header is not.
         r = run("fit", SWEEPS[0], "--check")
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("{16, 32, 128, 16, 16, 2, 0, 0} is the fit", r.stderr)
 
-    def test_on_its_sweeps_the_choice_is_within_1_percent_of_the_fastest_tile(self):
-        # The sm_90a choice (every candidate), each call's times the mean of the two sweeps: the
-        # fastest on all swept calls but bfloat16 4096³, where the staged persistent tile it takes
-        # is 0.8% slower than the same tile in clusters of 2; among mma.sync's tiles alone,
-        # within 16% (1.152x on 1032 x 1000 x 520 with x1 transposed).
+    def test_on_its_sweeps_the_choice_is_the_fastest_tile_but_on_three_calls(self):
+        # The sm_90a choice (every candidate), each call's times the mean of the sweeps that timed
+        # them: the fastest on all swept calls but float16 and bfloat16 4096³, where the staged
+        # persistent tile it takes is 0.6% and 1.2% slower than the same tile in clusters of 2,
+        # and 16 batches of 128 x 128 x 64, where the 64 x 32 wgmma tile (which 256 x 1024 x 1024
+        # takes, 6% faster than any other) is 1.115x mma.sync's 32 x 64; among mma.sync's tiles
+        # alone, within 16% (1.157x on 1032 x 1000 x 520 with x1 transposed).
         tables = fit.read_tables(text(HEADER))
         sweeps = [json.loads(text(p)) for p in SWEEPS]
         rows = fit.merged([fit.swept(s, tables) for s in sweeps])
         found = fit.choices(tables, rows, sweeps[0]["multiprocessors"])
         self.assertEqual(len(found), 14)
+        slower = {}
         for c in found:
             t = c.row.times
-            self.assertLessEqual(t[c.pick] / t[c.best], 1.01, c.row.label)
+            if c.pick != c.best:
+                slower[c.row.label] = round(t[c.pick] / t[c.best], 3)
             if c.sync is not None:
                 self.assertLessEqual(t[c.sync] / t[c.sync_best], 1.16, c.row.label)
-        self.assertEqual(sum(c.pick == c.best for c in found), 13)
+        self.assertEqual(slower, {"MatMulV2_float16_4096x4096_4096x4096": 1.006,
+                                  "MatMulV2_bfloat16_4096x4096_4096x4096": 1.012,
+                                  "BatchMatMulV2_float16_16x128x64_16x64x128": 1.115})
+        # 256 x 1024 x 1024 takes the 64 x 32 wgmma tile (the third sweep's), the fastest.
+        for label in ("MatMulV2_float16_256x1024_1024x1024", "MatMulV2_bfloat16_256x1024_1024x1024"):
+            big = next(c for c in found if c.row.label == label)
+            wg = len(tables["kMmaTiles"]) + 23  # wgmma tile 23 in the 16-bit candidates' order
+            self.assertEqual((big.pick, big.best), (wg, wg), label)
         # The example dump's 16 x 128 x 32 takes the one-step 16 x 32 mma.sync tile, on either build.
         small = next(c for c in found if c.row.label == "MatMulV2_float16_16x128_128x32")
         self.assertEqual((small.pick, small.sync), (6, 6))
@@ -126,7 +139,7 @@ class TileFit(unittest.TestCase):
                 if (row["label"].split("_")[1] == "float") == (kind == "float"):
                     row["us"] = {("tile%d" % (n - 1 - int(k[4:])) if k.startswith("tile") else k): v
                                  for k, v in row["us"].items()}
-        r = run("fit", self.save("reversed.json", sweep), SWEEPS[1], "--check")
+        r = run("fit", self.save("reversed.json", sweep), *SWEEPS[1:], "--check")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_a_sweep_of_other_tiles_is_refused(self):

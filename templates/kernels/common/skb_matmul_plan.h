@@ -98,6 +98,9 @@ constexpr Tile kWgmmaTiles[] = {
     // columns of B once per part, so the operands' traffic from L2 goes as 1 / BM + 1 / BN).
     {128, 128, 64, 64, 128, 4, 3249, 8640, 4, 0, 1, 1},
     {128, 128, 64, 64, 128, 2, 4460, 12275, 8, 0, 1, 1},
+    // 64 x 32, whole reductions: on a 256 x 1024 output as many blocks as 64 x 64 split in 2,
+    // without the sums meeting in a cluster (an MN-major B in 64-byte lines).
+    {64, 32, 64, 64, 32, 8, 972, 2540},
 };
 constexpr int kNumWgmmaTiles = sizeof kWgmmaTiles / sizeof kWgmmaTiles[0];
 

@@ -7,7 +7,8 @@
 // consumer has finished reading it. Shared memory holds each operand as TMA writes it, with the
 // 128-byte swizzle: a row of 64 elements of the contiguous axis a 128-byte line, so that
 // wgmma reads an operand whichever of its axes is contiguous (K-major as it is, MN-major
-// transposed by the instruction). Blocks loop over the tiles grid-stride in groups of 8 tile rows
+// transposed by the instruction); a tile 32 wide holds an MN-major B in 64-byte lines, with the
+// 64-byte swizzle. Blocks loop over the tiles grid-stride in groups of 8 tile rows
 // (mma::tile_origin), as the mma.sync kernel does: a persistent tile's grid is one block a
 // multiprocessor, whose producer loads its next tile while its consumers store the last.
 #pragma once
@@ -73,11 +74,14 @@ __device__ inline void bar_arrive_at(uint64_t* b, unsigned rank) {
       : "memory");
 }
 
-/// A shared-memory matrix descriptor, 128-byte swizzle: lbo is the byte distance between 64-wide
-/// blocks of the contiguous axis (MN-major only), sbo between groups of 8 lines.
+/// A shared-memory matrix descriptor, 128-byte swizzle (or 64-byte: Line 64): lbo is the byte
+/// distance between line-wide blocks of the contiguous axis (MN-major only), sbo between groups
+/// of 8 lines.
+template <int Line = kLine>
 __device__ inline uint64_t desc(const void* p, unsigned lbo, unsigned sbo) {
+  static_assert(Line == 128 || Line == 64, "a 128- or 64-byte swizzle");
   return (uint64_t)((smem_addr(p) & 0x3FFFF) >> 4) | (uint64_t)((lbo & 0x3FFFF) >> 4) << 16 |
-         (uint64_t)((sbo & 0x3FFFF) >> 4) << 32 | 1ull << 62;
+         (uint64_t)((sbo & 0x3FFFF) >> 4) << 32 | (Line == 128 ? 1ull : 2ull) << 62;
 }
 
 __device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -117,6 +121,12 @@ __device__ inline void set_registers() {
 #define SKB_REGS3                                                                                                    \
   ", %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, " \
   "%115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define SKB_WGMMA_32(TY)                                                                                           \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY     \
+               " {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, " \
+               "%19;\n}\n"                                                                                         \
+               : SKB_ACC8(0), SKB_ACC8(8)                                                                          \
+               : "l"(a), "l"(b), "n"(MnA), "n"(MnB))
 #define SKB_WGMMA_64(TY)                                                                                       \
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY \
                " {" SKB_REGS0 "}, %32, %33, p, 1, 1, %34, %35;\n}\n"                                           \
@@ -137,9 +147,13 @@ __device__ inline void set_registers() {
 /// MN-major in shared memory.
 template <class T, int N, int MnA, int MnB>
 __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma tiles are 64, 128 or 256 columns wide");
+  static_assert(N == 32 || N == 64 || N == 128 || N == 256, "wgmma tiles are 32, 64, 128 or 256 columns wide");
   constexpr bool kHalf = skb_geom::Same<T, __half>::value;
-  if constexpr (N == 64 && kHalf)
+  if constexpr (N == 32 && kHalf)
+    SKB_WGMMA_32("f16");
+  else if constexpr (N == 32)
+    SKB_WGMMA_32("bf16");
+  else if constexpr (N == 64 && kHalf)
     SKB_WGMMA_64("f16");
   else if constexpr (N == 64)
     SKB_WGMMA_64("bf16");
@@ -152,6 +166,7 @@ __device__ inline void mma(float (&d)[N / 2], uint64_t a, uint64_t b) {
   else
     SKB_WGMMA_256("bf16");
 }
+#undef SKB_WGMMA_32
 #undef SKB_WGMMA_64
 #undef SKB_WGMMA_128
 #undef SKB_WGMMA_256
@@ -261,7 +276,12 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   constexpr skb_mm::Tile kT = skb_mm::kWgmmaTiles[TI];
   constexpr int BM = kT.bm, BN = kT.bn, S = kT.stages, KS = kT.split, MC = kT.multicast, kConsumers = BM / 64;
   constexpr unsigned AStage = BM * kLine, BStage = BN * kLine;
-  static_assert(BM % 64 == 0 && BN % 64 == 0 && kT.bk == kDepth, "wgmma tiles of whole 64 x 64 blocks");
+  static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 32) && kT.bk == kDepth,
+                "wgmma tiles of whole 64 x 64 blocks, or 32 wide");
+  static_assert(BN % 64 == 0 || (KS == 1 && MC == 1 && !kT.staged), "a 32-wide tile is a plain one");
+  // An MN-major B 32 wide lies in 64-byte lines, one a step of the reduction (its tensor map's
+  // 64-byte swizzle): kBLine bytes a line.
+  constexpr int kBLine = BN == 32 && !TB ? 64 : kLine;
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   static_assert(MC == 1 || (KS == 1 && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
@@ -324,7 +344,7 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
           } else if constexpr (TB) {
             tma_load(b, mb, &full[s], k0, (int)n0, bb);
           } else {
-            for (int j = 0; j < BN / 64; ++j) tma_load(b + j * kChunk, mb, &full[s], (int)n0 + 64 * j, k0, bb);
+            for (int j = 0; j < (BN + 63) / 64; ++j) tma_load(b + j * kChunk, mb, &full[s], (int)n0 + 64 * j, k0, bb);
           }
         }
       }
@@ -360,7 +380,8 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
           // MN-major one 16 lines (its 64-row slice is one 64 x 64 block).
           const uint64_t da = TA ? desc(a + c * kChunk + kk * 16 * kLine, kChunk, 8 * kLine)
                                  : desc(a + c * 64 * kLine + kk * 32, 16, 8 * kLine);
-          const uint64_t db = TB ? desc(b + kk * 32, 16, 8 * kLine) : desc(b + kk * 16 * kLine, kChunk, 8 * kLine);
+          const uint64_t db =
+              TB ? desc(b + kk * 32, 16, 8 * kLine) : desc<kBLine>(b + kk * 16 * kBLine, kDepth * kBLine, 8 * kBLine);
           mma<T, BN, TA, !TB>(d, da, db);  // B is MN-major unless transposed
         }
         commit();
