@@ -223,14 +223,18 @@ def fit_untimed(tables, rows, mps):
 
 
 def refit(tables, sweeps, mps):
-    """Fits the tables to the sweeps' rows in turn (fit_untimed, from tables without figures),
-    printing each tile's old and new figures; the tiles whose figures change."""
+    """Fits the tables to the sweeps' rows in turn (fit_untimed, from tables without figures; a
+    tile none of them fits keeps its own), printing each tile's old and new figures; the tiles
+    whose figures change."""
     old = {t: (t.feed, t.wave_ns) for ts in tables.values() for t in ts}
     for t in old:
         t.feed = t.wave_ns = 0
     fitted = {}
     for n, rows in enumerate(sweeps, 1):
         fitted.update({t: fit + (n,) for t, fit in fit_untimed(tables, rows, mps).items()})
+    for t in old:
+        if t not in fitted:
+            t.feed, t.wave_ns = old[t]
     print("%-12s %3s  %-48s %6s %8s  ->  %6s %8s  %s" % ("table", "i", "tile", "feed", "wave_ns", "feed", "wave_ns",
                                                       "worst miss (points), sweep"))
     for kind in ("16", "float"):

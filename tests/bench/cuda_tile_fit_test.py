@@ -47,10 +47,14 @@ class TileFit(unittest.TestCase):
         r = run("fit", *SWEEPS, "--check")
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("14 swept calls in 3 sweeps", r.stdout)
-        # The first alone leaves the later ones' candidates untimed, which the header is not.
-        r = run("fit", SWEEPS[0], "--check")
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
-        self.assertIn("{16, 32, 128, 16, 16, 2, 0, 0} is the fit", r.stderr)
+        # A tile no sweep given times keeps its figures: the first alone leaves the later ones'
+        # candidates as the header has them, and --write changes nothing.
+        header = os.path.join(self.tmp, "skb_matmul_plan.h")
+        shutil.copy(HEADER, header)
+        r = run("--header", header, "fit", SWEEPS[0], "--write")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(text(header), text(HEADER))
+        self.assertRegex(r.stdout, r"\{16, 32, 128, 16, 16, 2, 238, 774\} +238 +774 +not fitted")
 
     def test_on_its_sweeps_the_choice_is_the_fastest_tile_but_on_three_calls(self):
         # The sm_90a choice (every candidate), each call's times the mean of the sweeps that timed
