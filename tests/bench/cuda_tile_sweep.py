@@ -43,15 +43,20 @@ def timed(torch, fn, reps, cycles_per_us):
     return statistics.median(s.elapsed_time(e) * 1000.0 / inner for s, e in samples)
 
 
-def write_json(path, torch, rows, tiles):
-    """The rows so far, with the GPU's name and multiprocessors and the candidates' tiles, replacing
-    `path` whole (a reader never sees half of it)."""
-    out = {"gpu": torch.cuda.get_device_name(),
-           "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count, "rows": rows}
+def json_head(torch, tiles):
+    """What --json holds besides the rows: the GPU's name and multiprocessors, and the candidates'
+    tiles from `tiles` (cuda_tile_fit.py tiles) when given."""
+    head = {"gpu": torch.cuda.get_device_name(),
+            "multiprocessors": torch.cuda.get_device_properties(0).multi_processor_count}
     if tiles:
-        out["tiles"] = {k: v for k, v in json.load(open(tiles)).items() if k in ("16", "float")}
+        head["tiles"] = {k: v for k, v in json.load(open(tiles)).items() if k in ("16", "float")}
+    return head
+
+
+def write_json(path, head, rows):
+    """head and the rows so far, replacing `path` whole (a reader never sees half of it)."""
     with open(path + ".tmp", "w") as f:
-        json.dump(out, f, indent=1)
+        json.dump(dict(head, rows=rows), f, indent=1)
     os.replace(path + ".tmp", path)
 
 
@@ -79,6 +84,7 @@ def main():
     # A candidate is named by its tile's index: the digits its path ends with (lib7: tile7), else its place.
     ends = [re.search(r"(\d+)/*$", c) for c in args.candidate]
     names = ["chosen"] + ["tile" + (e.group(1) if e else str(i)) for i, e in enumerate(ends)]
+    head = json_head(torch, args.tiles) if args.json else None
     print("GPU %s; torch %s; reps %d; median µs per launch" % (torch.cuda.get_device_name(), torch.__version__,
                                                                 args.reps))
     print("%-44s %s %9s %9s %9s" % ("call", " ".join("%9s" % n for n in names), "cuBLAS", "/fastest", "/cuBLAS"))
@@ -127,7 +133,7 @@ def main():
                                             row["check"]))
         sys.stdout.flush()
         if args.json:  # after every call: a sweep cut short by its time limit keeps the calls it timed
-            write_json(args.json, torch, rows, args.tiles)
+            write_json(args.json, head, rows)
     for rt in rts:
         L.skb_runtime_close(rt)
     return 0 if ok else 1
