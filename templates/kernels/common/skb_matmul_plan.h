@@ -171,6 +171,10 @@ SKB_HD constexpr int wgmma_smem_bytes(const Tile& t) {
   return t.stages * (t.bm + t.bn) * 128 + 1024 + wgmma_staging_bytes(t);
 }
 
+/// Bytes of a shared-memory line of a wgmma tile's MN-major B, which its tensor map's box and
+/// swizzle span: 64 columns of 16-bit elements, or a tile 32 wide's 32 (the 64-byte swizzle).
+SKB_HD constexpr int wgmma_mn_line_bytes(const Tile& t) { return t.bn == 32 ? 64 : 128; }
+
 /// Threads of a wgmma tile's block: its consumer warpgroups and the producer's.
 SKB_HD constexpr int wgmma_threads(const Tile& t) { return (t.bm / 64 + 1) * 128; }
 

@@ -201,19 +201,18 @@ constexpr unsigned kCluster = kPath == kWarpgroups          ? kT.split * kT.mult
 // The tensor maps of the wgmma kernel: each operand 3-D (its contiguous axis, the other, its
 // matrices), a box of 64 along the contiguous axis (one swizzled line) by the tile's rows of a
 // K-major operand (a multicast tile's block loads its share of B's), or by 64 of the reduction
-// for an MN-major one, which is loaded 64 columns at a time: a tile 32 wide, 32 columns, in
-// 64-byte lines swizzled so.
+// for an MN-major one, which is loaded a line at a time (skb_mm::wgmma_mn_line_bytes: 64
+// columns, or a tile 32 wide's 32 with the 64-byte swizzle).
 constexpr uint32_t kMapType = Same<TA, __half>::value ? 6 : 9;  // CU_TENSOR_MAP_DATA_TYPE_FLOAT16, _BFLOAT16
 constexpr uint32_t kSwizzle128 = 3, kSwizzle64 = 2;             // CU_TENSOR_MAP_SWIZZLE_128B, _64B
-constexpr skb_cuda_tma map(int slot, int64_t contiguous, int64_t other, int64_t count, uint32_t rows,
-                           uint32_t width = skb_mm::kWgmmaDepth) {
+constexpr skb_cuda_tma map(int slot, int64_t contiguous, int64_t other, int64_t count, uint32_t rows, int line = 128) {
   return skb_cuda_tma{slot,
                       kMapType,
-                      width == 32 ? kSwizzle64 : kSwizzle128,
+                      line == 64 ? kSwizzle64 : kSwizzle128,
                       3,
                       {(uint64_t)contiguous, (uint64_t)other, (uint64_t)count},
                       {(uint64_t)contiguous * 2, (uint64_t)(contiguous * other) * 2},
-                      {width, rows, 1},
+                      {(uint32_t)line / 2, rows, 1},
                       0};
 }
 constexpr skb_cuda_tma_plan kMaps =
@@ -223,7 +222,7 @@ constexpr skb_cuda_tma_plan kMaps =
                             0,
                             {kP.ta ? map(0, kP.m, kP.k, kACount, 64) : map(0, kP.k, kP.m, kACount, kT.bm),
                              kP.tb ? map(1, kP.k, kP.n, kBCount, kT.bn / kT.multicast)
-                                   : map(1, kP.n, kP.k, kBCount, 64, kT.bn == 32 ? 32 : skb_mm::kWgmmaDepth)}};
+                                   : map(1, kP.n, kP.k, kBCount, 64, skb_mm::wgmma_mn_line_bytes(kT))}};
 #endif
 }  // namespace plan
 

@@ -279,9 +279,9 @@ __device__ inline void run(const skb_geom::MatMul& p, const void* ma, const void
   static_assert(BM % 64 == 0 && (BN % 64 == 0 || BN == 32) && kT.bk == kDepth,
                 "wgmma tiles of whole 64 x 64 blocks, or 32 wide");
   static_assert(BN % 64 == 0 || (KS == 1 && MC == 1 && !kT.staged), "a 32-wide tile is a plain one");
-  // An MN-major B 32 wide lies in 64-byte lines, one a step of the reduction (its tensor map's
-  // 64-byte swizzle): kBLine bytes a line.
-  constexpr int kBLine = BN == 32 && !TB ? 64 : kLine;
+  // B's lines, one a step of the reduction: an MN-major B 32 wide in 64-byte ones (its tensor
+  // map's 64-byte swizzle).
+  constexpr int kBLine = TB ? kLine : skb_mm::wgmma_mn_line_bytes(kT);
   static_assert(KS == 1 || BM * BN * 4 <= S * (AStage + BStage), "a split tile's sums fit its buffers");
   static_assert(KS == 1 || !kT.persistent, "a split tile is a cluster a tile, not a persistent grid");
   static_assert(MC == 1 || (KS == 1 && BN / 64 % MC == 0), "a multicast tile shares whole B chunks");
